@@ -1,0 +1,53 @@
+"""jurist's vocabulary: contexts, judgments, scores, judges and their composition."""
+
+from jurist.core._compose import (
+    AllOf,
+    AnyOf,
+    FunctionJudge,
+    Named,
+    Not,
+    all_of,
+    any_of,
+    judge,
+    named,
+    not_,
+)
+from jurist.core._context import Context
+from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe
+from jurist.core._judge import BaseJudge, Judge, judge_name, judge_sync, run_judge, run_sync
+from jurist.core._judgment import Check, Judgment, Usage
+from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
+from jurist.core._status import ExecutionStatus, JudgeKind, Status
+
+__all__ = [
+    "AllOf",
+    "AnyOf",
+    "BaseJudge",
+    "BooleanScore",
+    "CategoricalScore",
+    "Check",
+    "Context",
+    "ExecutionStatus",
+    "FunctionJudge",
+    "Judge",
+    "JudgeKind",
+    "Judgment",
+    "Named",
+    "Not",
+    "NotJsonSafeError",
+    "NumericScore",
+    "Score",
+    "Status",
+    "Usage",
+    "all_of",
+    "any_of",
+    "judge",
+    "judge_name",
+    "judge_sync",
+    "named",
+    "normalize",
+    "not_",
+    "run_judge",
+    "run_sync",
+    "to_json_safe",
+]

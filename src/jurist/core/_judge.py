@@ -1,0 +1,120 @@
+"""The Judge protocol, a base class with composition operators, and the safe runner."""
+
+import asyncio
+import concurrent.futures
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+
+from jurist.core._context import Context
+from jurist.core._judgment import Judgment
+from jurist.core._status import JudgeKind
+
+if TYPE_CHECKING:
+    from jurist.core._compose import AllOf, AnyOf, Not
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that judges a Context. One async method; `judge_sync` wraps it for scripts."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> JudgeKind: ...
+
+    @property
+    def description(self) -> str: ...
+
+    async def judge(self, ctx: Context) -> Judgment: ...
+
+
+class BaseJudge(ABC):
+    """A convenient base: name, kind and description, plus `&`, `|` and `~` composition."""
+
+    kind: JudgeKind = JudgeKind.DETERMINISTIC
+
+    def __init__(self, name: str | None = None, description: str = "") -> None:
+        self.name: str = name or _default_name(type(self).__name__)
+        self.description: str = description
+
+    @abstractmethod
+    async def judge(self, ctx: Context) -> Judgment: ...
+
+    def __and__(self, other: Judge) -> "AllOf":
+        from jurist.core._compose import all_of
+
+        return all_of(self, other)
+
+    def __or__(self, other: Judge) -> "AnyOf":
+        from jurist.core._compose import any_of
+
+        return any_of(self, other)
+
+    def __invert__(self) -> "Not":
+        from jurist.core._compose import not_
+
+        return not_(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _default_name(class_name: str) -> str:
+    """`RegexJudge` -> "regex"; `MyCheck` -> "my_check"."""
+    stem = class_name.removesuffix("Judge") or class_name
+    out = []
+    for i, char in enumerate(stem):
+        if char.isupper() and i and not stem[i - 1].isupper():
+            out.append("_")
+        out.append(char.lower())
+    return "".join(out)
+
+
+def judge_name(judge: object) -> str:
+    """A judge's name, or its type's name if it has none (protocol-less objects)."""
+    name = getattr(judge, "name", None)
+    return name if isinstance(name, str) and name else type(judge).__name__
+
+
+async def run_judge(judge: Judge, ctx: Context) -> Judgment:
+    """Run one judge; whatever it raises or wrongly returns becomes an ERROR judgment.
+
+    This is how jurist runs every judge (juries, composition, batch), so a broken judge
+    is never a crash and never a FAIL. Cancellation still propagates.
+    """
+    name = judge_name(judge)
+    try:
+        result = await judge.judge(ctx)
+    except Exception as exc:  # noqa: BLE001 - turning every failure into ERROR is the point
+        return Judgment.error(
+            f"judge {name!r} raised {type(exc).__name__}: {exc}", exc, metadata={"judge": name}
+        )
+    if not isinstance(result, Judgment):
+        return Judgment.error(
+            f"judge {name!r} returned a {type(result).__name__}, not a Judgment",
+            metadata={"judge": name},
+        )
+    return result
+
+
+def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion from sync code, inside or outside a running loop.
+
+    Inside a running loop (a notebook, an async framework) the coroutine runs on its own
+    loop in a worker thread, since the caller's loop cannot be re-entered.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def judge_sync(judge: Judge, ctx: Context) -> Judgment:
+    """Judge from sync code. Errors become ERROR judgments, as everywhere in jurist."""
+    return run_sync(lambda: run_judge(judge, ctx))
