@@ -64,6 +64,7 @@ __all__ = [
     "Score",
     "Status",
     "Usage",
+    "__version__",
     "all_of",
     "any_of",
     "judge",
@@ -75,5 +76,4 @@ __all__ = [
     "run_judge",
     "run_sync",
     "to_json_safe",
-    "__version__",
 ]
