@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import field_validator
 
+from jurist.core._jsonsafe import to_json_text
 from jurist.core._record import record
 from jurist.core._status import ExecutionStatus
 
@@ -50,7 +51,9 @@ class Context:
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
     def output_text(self) -> str:
-        """The output as text: strings as they are, anything else as JSON."""
-        from jurist.core._jsonsafe import to_json_text
-
-        return self.output if isinstance(self.output, str) else to_json_text(self.output)
+        """The output as text: strings as they are, None as "", anything else as JSON."""
+        if self.output is None:
+            return ""
+        if isinstance(self.output, str):
+            return self.output
+        return to_json_text(self.output)
