@@ -143,7 +143,7 @@ def test_categorical_needs_a_map_and_a_known_category():
         normalize(good)
     with pytest.raises(ValueError, match="no value for category 'GOOD'"):
         normalize(good, {"POOR": 0.0})
-    with pytest.raises(ValueError, match="outside 0..1"):
+    with pytest.raises(ValueError, match=r"outside 0\.\.1"):
         normalize(good, {"GOOD": 7})
     with pytest.raises(ValidationError, match="not one of"):
         CategoricalScore("FAIR", ("GOOD", "POOR"))
