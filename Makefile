@@ -1,0 +1,27 @@
+# Two entry points for a fresh machine: `make demo` runs jurist's main job, `make test` runs
+# every test. Each installs what it needs (uv from PyPI, then the locked environment).
+PYTHON ?= python3
+UV := $(PYTHON) -m uv
+export UV_PYTHON_DOWNLOADS := never
+EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains "30 days"
+
+.PHONY: demo test lint uv
+
+uv:
+	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
+
+demo: uv
+	$(UV) sync --frozen --no-dev --quiet
+	@echo "== a good answer =="
+	$(UV) run --frozen --no-dev jurist check examples/good-answer.json $(EXAMPLE_CHECK)
+	@echo "== a bad answer (jurist exits 1 on FAIL) =="
+	$(UV) run --frozen --no-dev jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
+
+lint: uv
+	$(UV) sync --frozen --quiet
+	$(UV) run --frozen ruff check src tests
+	$(UV) run --frozen ruff format --check src tests
+	$(UV) run --frozen mypy
+
+test: lint
+	$(UV) run --frozen pytest

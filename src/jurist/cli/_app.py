@@ -1,0 +1,39 @@
+"""The typer application behind the `jurist` command."""
+
+from typing import Annotated
+
+import typer
+
+from jurist import __version__
+from jurist.cli._check import check
+
+app = typer.Typer(
+    name="jurist",
+    help="Judge the outputs of language models and agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"jurist {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Judge the outputs of language models and agents."""
+
+
+app.command("check")(check)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,44 @@
+"""Readable verdicts for people at a terminal."""
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jurist.core import Check, Judgment, Status
+from jurist.jury import Verdict
+
+_STYLE = {
+    Status.PASS: "bold green",
+    Status.FAIL: "bold red",
+    Status.ABSTAIN: "bold yellow",
+    Status.ERROR: "bold magenta",
+}
+
+
+def status_text(status: Status) -> Text:
+    return Text(status.value.upper(), style=_STYLE[status])
+
+
+def render_verdict(console: Console, subject: str, verdict: Verdict) -> None:
+    """One headline, then each judge and each of its checks."""
+    headline = Text.assemble(status_text(verdict.status), "  ", (subject, "bold"))
+    console.print(headline)
+    if verdict.aggregated.reasoning:
+        console.print(Text(verdict.aggregated.reasoning, style="dim"))
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("judge")
+    table.add_column("result")
+    table.add_column("detail", overflow="fold")
+    for name, judgment in verdict.by_name.items():
+        table.add_row(name, status_text(judgment.status), judgment.reasoning)
+        for check in _interesting_checks(judgment):
+            mark = Text("ok", style="green") if check.passed else Text("no", style="red")
+            table.add_row(Text(f"  {check.name}", style="dim"), mark, check.message)
+    console.print(table)
+
+
+def _interesting_checks(judgment: Judgment) -> list[Check]:
+    # A passing judge's checks repeat its headline; show them only when something is off.
+    if judgment.passed:
+        return []
+    return [c for c in judgment.checks if not c.passed] or list(judgment.checks)

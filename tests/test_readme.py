@@ -1,0 +1,22 @@
+"""The README's Python examples run as written."""
+
+import re
+from pathlib import Path
+
+README = Path(__file__).parents[1] / "README.md"
+
+
+def python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+
+
+def test_readme_has_examples():
+    assert python_blocks()
+
+
+def test_readme_examples_run(capsys):
+    for block in python_blocks():
+        exec(compile(block, str(README), "exec"), {"__name__": "readme"})
+    printed = capsys.readouterr().out
+    assert "Status.PASS" in printed
+    assert '"aggregated"' in printed
