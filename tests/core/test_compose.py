@@ -199,3 +199,10 @@ def test_decorated_function_with_a_wrong_return_type_is_an_error():
     result = judge_sync(sloppy, CTX)
     assert result.status is Status.ERROR
     assert "returned a str" in result.reasoning
+
+
+def test_judges_with_the_same_name_keep_separate_results():
+    first, second = Fixed(Status.PASS, "same"), Fixed(Status.ABSTAIN, "same")
+    result = judge_sync(all_of(first, second), CTX)
+    assert dict(result.metadata["statuses"]) == {"same": "pass", "same#2": "abstain"}
+    assert [c.name for c in result.checks] == ["same", "same#2"]

@@ -46,6 +46,7 @@ def _load_schema(path: Path) -> dict[str, object]:
 
 
 def build_judges(
+    *,
     schema: Path | None,
     contains: list[str],
     any_keyword: bool,
@@ -75,7 +76,8 @@ def build_judges(
 
 
 def check(
-    output: Annotated[str, typer.Argument(help="File holding the output to judge, or - for stdin.")],
+    output: Annotated[str, typer.Argument(help="File with the output to judge, or - for stdin.")],
+    *,
     schema: Annotated[
         Path | None, typer.Option("--schema", "-s", help="JSON Schema (draft 2020-12) file.")
     ] = None,
@@ -104,7 +106,13 @@ def check(
     err = Console(stderr=True)
     try:
         judges = build_judges(
-            schema, contains or [], any_keyword, case_sensitive, regex or [], max_words, max_chars
+            schema=schema,
+            contains=contains or [],
+            any_keyword=any_keyword,
+            case_sensitive=case_sensitive,
+            regex=regex or [],
+            max_words=max_words,
+            max_chars=max_chars,
         )
         text = _read_output(output)
     except BadInput as exc:

@@ -14,8 +14,18 @@ from jurist.core._compose import (
 )
 from jurist.core._context import Context
 from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe
-from jurist.core._judge import BaseJudge, Judge, judge_name, judge_sync, run_judge, run_sync
+from jurist.core._judge import (
+    BaseJudge,
+    Judge,
+    combined_kind,
+    judge_name,
+    judge_sync,
+    require_judges,
+    run_judge,
+    run_sync,
+)
 from jurist.core._judgment import Check, Judgment, Usage
+from jurist.core._record import record
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
 from jurist.core._status import ExecutionStatus, JudgeKind, Status
 
@@ -41,12 +51,15 @@ __all__ = [
     "Usage",
     "all_of",
     "any_of",
+    "combined_kind",
     "judge",
     "judge_name",
     "judge_sync",
     "named",
     "normalize",
     "not_",
+    "record",
+    "require_judges",
     "run_judge",
     "run_sync",
     "to_json_safe",

@@ -16,50 +16,42 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, overload
 
 from jurist.core._context import Context
-from jurist.core._judge import BaseJudge, Judge, judge_name, run_judge
+from jurist.core._judge import (
+    BaseJudge,
+    Judge,
+    combined_kind,
+    judge_name,
+    require_judges,
+    run_judge,
+)
 from jurist.core._judgment import Check, Judgment, Usage
 from jurist.core._scores import BooleanScore, NumericScore
 from jurist.core._status import JudgeKind, Status
-
-
-def _combined_kind(judges: Sequence[Judge]) -> JudgeKind:
-    kinds = {getattr(j, "kind", JudgeKind.HYBRID) for j in judges}
-    return kinds.pop() if len(kinds) == 1 else JudgeKind.HYBRID
-
-
-def _as_check(name: str, judgment: Judgment) -> Check:
-    message = judgment.status.value
-    if judgment.reasoning:
-        message += f": {judgment.reasoning}"
-    return Check(name, judgment.passed, message)
 
 
 class _Composite(BaseJudge):
     def __init__(self, judges: Sequence[Judge], name: str | None, description: str) -> None:
         if not judges:
             raise ValueError(f"{type(self).__name__} needs at least one judge")
-        for position, member in enumerate(judges):
-            if not callable(getattr(member, "judge", None)):
-                raise TypeError(
-                    f"argument {position} ({member!r}) is not a judge: it has no judge(ctx) method"
-                )
+        require_judges(judges, type(self).__name__)
         self.judges: tuple[Judge, ...] = tuple(judges)
+        self.labels: tuple[str, ...] = _distinct_labels(self.judges)
         self._auto_named = name is None
         label = type(self).__name__.lower().replace("allof", "all_of").replace("anyof", "any_of")
         super().__init__(
             name or f"{label}({', '.join(judge_name(j) for j in judges)})", description
         )
-        self.kind = _combined_kind(self.judges)
+        self.kind = combined_kind(self.judges)
 
     async def _run(
         self, ctx: Context, stop_on: Status
     ) -> tuple[list[tuple[str, Judgment]], list[str]]:
         done: list[tuple[str, Judgment]] = []
-        for index, member in enumerate(self.judges):
+        for index, (label, member) in enumerate(zip(self.labels, self.judges, strict=True)):
             judgment = await run_judge(member, ctx)
-            done.append((judge_name(member), judgment))
+            done.append((label, judgment))
             if judgment.status is stop_on:
-                return done, [judge_name(j) for j in self.judges[index + 1 :]]
+                return done, list(self.labels[index + 1 :])
         return done, []
 
     def _result(
@@ -72,11 +64,22 @@ class _Composite(BaseJudge):
             status,
             score,
             reasoning,
-            tuple(_as_check(name, j) for name, j in done),
+            tuple(Check.of(name, j) for name, j in done),
             None,
             Usage.total(j.usage for _, j in done),
             {"statuses": {name: j.status.value for name, j in done}, "skipped": skipped},
         )
+
+
+def _distinct_labels(judges: Sequence[Judge]) -> tuple[str, ...]:
+    """Judge names, with "#2", "#3"... on repeats so no sub-result hides another."""
+    seen: dict[str, int] = {}
+    labels = []
+    for member in judges:
+        name = judge_name(member)
+        seen[name] = seen.get(name, 0) + 1
+        labels.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return tuple(labels)
 
 
 def _describe(done: list[tuple[str, Judgment]], status: Status) -> str:

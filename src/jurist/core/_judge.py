@@ -3,7 +3,7 @@
 import asyncio
 import concurrent.futures
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from jurist.core._context import Context
@@ -78,6 +78,22 @@ def judge_name(judge: object) -> str:
     """A judge's name, or its type's name if it has none (protocol-less objects)."""
     name = getattr(judge, "name", None)
     return name if isinstance(name, str) and name else type(judge).__name__
+
+
+def require_judges(judges: Iterable[object], owner: str) -> None:
+    """Refuse, at construction, anything that cannot judge; name its position."""
+    for position, member in enumerate(judges):
+        if not callable(getattr(member, "judge", None)):
+            raise TypeError(
+                f"{owner} member {position} ({member!r}) is not a judge: "
+                "it has no judge(ctx) method"
+            )
+
+
+def combined_kind(judges: Iterable[object]) -> JudgeKind:
+    """The kind shared by all `judges`, or HYBRID when they differ."""
+    kinds = {getattr(j, "kind", JudgeKind.HYBRID) for j in judges}
+    return kinds.pop() if len(kinds) == 1 else JudgeKind.HYBRID
 
 
 async def run_judge(judge: Judge, ctx: Context) -> Judgment:

@@ -31,6 +31,14 @@ class Check:
     def fail(cls, name: str, message: str = "") -> "Check":
         return cls(name, False, message)
 
+    @classmethod
+    def of(cls, name: str, judgment: "Judgment") -> "Check":
+        """A sub-judgment as a check: "status: reasoning" under the sub-judge's name."""
+        message = judgment.status.value
+        if judgment.reasoning:
+            message += f": {judgment.reasoning}"
+        return cls(name, judgment.passed, message)
+
 
 @record
 class Usage:

@@ -1,0 +1,46 @@
+"""Small helpers the deterministic judges share."""
+
+import json
+import math
+from collections.abc import Iterable
+from typing import Any
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """`text` cut to at most `limit` characters, marking the cut with an ellipsis."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def listing(items: Iterable[str], limit: int = 5) -> str:
+    """Quoted items joined by commas, with a count of those left out past `limit`."""
+    items = list(items)
+    shown = ", ".join(repr(item) for item in items[:limit])
+    rest = len(items) - limit
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+def _reject_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, but they are not JSON, and a schema validator
+    # would see them as something else (jsonschema_rs turns NaN into null).
+    raise ValueError(f"{name} is not valid JSON (JSON has no NaN or Infinity)")
+
+
+def parse_json(text: str) -> Any:
+    """Parse strict JSON text.
+
+    Raises json.JSONDecodeError (which carries line and column) for malformed text and a
+    plain ValueError for NaN/Infinity.
+    """
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def describe_parse_error(exc: ValueError) -> tuple[str, dict[str, Any]]:
+    """A message and metadata for a JSON parse failure, with line and column when known."""
+    if isinstance(exc, json.JSONDecodeError):
+        message = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        return message, {"line": exc.lineno, "column": exc.colno, "position": exc.pos}
+    return f"not valid JSON: {exc}", {}
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
