@@ -30,11 +30,19 @@ def render_verdict(console: Console, subject: str, verdict: Verdict) -> None:
     table.add_column("result")
     table.add_column("detail", overflow="fold")
     for name, judgment in verdict.by_name.items():
-        table.add_row(name, status_text(judgment.status), judgment.reasoning)
-        for check in _interesting_checks(judgment):
+        checks = _interesting_checks(judgment)
+        # When the checks follow, the judge's own line only needs to say what kind of problem.
+        detail = _first_clause(judgment.reasoning) if checks else judgment.reasoning
+        table.add_row(name, status_text(judgment.status), detail)
+        for check in checks:
             mark = Text("ok", style="green") if check.passed else Text("no", style="red")
             table.add_row(Text(f"  {check.name}", style="dim"), mark, check.message)
     console.print(table)
+
+
+def _first_clause(text: str) -> str:
+    head, _, rest = text.partition(":")
+    return head if rest else text
 
 
 def _interesting_checks(judgment: Judgment) -> list[Check]:

@@ -111,7 +111,7 @@ def _settle(tier: Tier, verdict: Verdict) -> Judgment | None:
         if aggregated.status is Status.FAIL:
             return aggregated
         failed = [name for name, j in verdict.by_name.items() if j.status is Status.FAIL]
-        if failed or any(j.status is Status.FAIL for j in verdict.individual):
+        if failed:
             return _rejected(aggregated, failed)
     if (
         tier.policy is TierPolicy.ACCEPT_ON_ALL_PASS
