@@ -19,8 +19,8 @@ demo: uv
 
 lint: uv
 	$(UV) sync --frozen --quiet
-	$(UV) run --frozen ruff check src tests
-	$(UV) run --frozen ruff format --check src tests
+	$(UV) run --frozen ruff check src tests bench
+	$(UV) run --frozen ruff format --check src tests bench
 	$(UV) run --frozen mypy
 
 test: lint
