@@ -25,7 +25,7 @@ from jurist.core._judge import (
     run_sync,
 )
 from jurist.core._judgment import Check, Judgment, Usage
-from jurist.core._record import record
+from jurist.core._record import JsonRoundTrip, record
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
 from jurist.core._status import ExecutionStatus, JudgeKind, Status
 
@@ -39,6 +39,7 @@ __all__ = [
     "Context",
     "ExecutionStatus",
     "FunctionJudge",
+    "JsonRoundTrip",
     "Judge",
     "JudgeKind",
     "Judgment",

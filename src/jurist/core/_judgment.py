@@ -3,14 +3,13 @@
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import field, replace
-from functools import cache
 from types import MappingProxyType
 from typing import Any, Self
 
-from pydantic import TypeAdapter, field_serializer, field_validator
+from pydantic import field_serializer, field_validator
 
 from jurist.core._jsonsafe import to_json_safe
-from jurist.core._record import record
+from jurist.core._record import JsonRoundTrip, record
 from jurist.core._scores import Score
 from jurist.core._status import Status
 
@@ -108,7 +107,7 @@ def _join_models(a: str | None, b: str | None) -> str | None:
 
 
 @record
-class Judgment:
+class Judgment(JsonRoundTrip):
     """What a judge concluded. Immutable; `to_json()`/`from_json()` round-trip losslessly.
 
     `metadata` must hold JSON-safe data; it is converted on construction (tuples to
@@ -217,21 +216,6 @@ class Judgment:
         """A copy with some fields changed (validated like a new judgment)."""
         return replace(self, **changes)
 
-    def to_dict(self) -> dict[str, Any]:
-        result: dict[str, Any] = _adapter().dump_python(self, mode="json")
-        return result
-
-    def to_json(self, indent: int | None = None) -> str:
-        return _adapter().dump_json(self, indent=indent).decode()
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Judgment":
-        return _adapter().validate_python(dict(data))
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> "Judgment":
-        return _adapter().validate_json(text)
-
 
 def _freeze(value: Any) -> Any:
     if isinstance(value, Mapping):
@@ -248,8 +232,3 @@ def _qualified_type(exc: BaseException) -> str:
         if kind.__module__ == "builtins"
         else f"{kind.__module__}.{kind.__qualname__}"
     )
-
-
-@cache
-def _adapter() -> TypeAdapter[Judgment]:
-    return TypeAdapter(Judgment)

@@ -2,17 +2,15 @@
 
 import math
 from collections.abc import Mapping
-from functools import cache
 from types import MappingProxyType
-from typing import Any
 
-from pydantic import TypeAdapter, field_serializer, field_validator
+from pydantic import field_serializer, field_validator
 
-from jurist.core import Judgment, Status, record
+from jurist.core import JsonRoundTrip, Judgment, Status, record
 
 
 @record
-class Verdict:
+class Verdict(JsonRoundTrip):
     """A jury's aggregated judgment with the individual ones behind it. Immutable.
 
     `individual` keeps the judges' order; `by_name` and `weights` are keyed by judge name
@@ -54,23 +52,3 @@ class Verdict:
     @property
     def passed(self) -> bool:
         return self.aggregated.passed
-
-    def to_dict(self) -> dict[str, Any]:
-        result: dict[str, Any] = _adapter().dump_python(self, mode="json")
-        return result
-
-    def to_json(self, indent: int | None = None) -> str:
-        return _adapter().dump_json(self, indent=indent).decode()
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Verdict":
-        return _adapter().validate_python(dict(data))
-
-    @classmethod
-    def from_json(cls, text: str | bytes) -> "Verdict":
-        return _adapter().validate_json(text)
-
-
-@cache
-def _adapter() -> TypeAdapter[Verdict]:
-    return TypeAdapter(Verdict)
