@@ -4,8 +4,8 @@ import asyncio
 
 import pytest
 
+from fakes import Fixed, Raising
 from jurist.core import (
-    BaseJudge,
     BooleanScore,
     Context,
     JudgeKind,
@@ -32,30 +32,6 @@ REJECT, ACCEPT, FINAL = (
     TierPolicy.ACCEPT_ON_ALL_PASS,
     TierPolicy.FINAL,
 )
-
-
-class Fixed(BaseJudge):
-    def __init__(
-        self, name: str, judgment: Judgment, kind: JudgeKind = JudgeKind.DETERMINISTIC
-    ) -> None:
-        super().__init__(name)
-        self.judgment = judgment
-        self.kind = kind
-        self.calls = 0
-
-    async def judge(self, ctx: Context) -> Judgment:
-        self.calls += 1
-        return self.judgment
-
-
-class Raising(BaseJudge):
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.calls = 0
-
-    async def judge(self, ctx: Context) -> Judgment:
-        self.calls += 1
-        raise RuntimeError("parser crashed")
 
 
 def ok(name: str, **fields: object) -> Fixed:
@@ -194,7 +170,7 @@ async def test_abstaining_tier_hands_on() -> None:
 @pytest.mark.parametrize("policy", [REJECT, ACCEPT])
 async def test_an_erroring_tier_stops_with_error(policy: TierPolicy) -> None:
     later = ok("deep")
-    broken = Raising("parser")
+    broken = Raising("parser", RuntimeError("parser crashed"))
     cascade = Cascade([Tier("cheap", broken, policy), Tier("final", later, FINAL)])
     verdict = await cascade.vote(CTX)
     assert verdict.status is Status.ERROR
@@ -212,7 +188,12 @@ async def test_an_erroring_jury_tier_stops_with_error() -> None:
 
 
 async def test_final_tier_error_is_the_result() -> None:
-    cascade = Cascade([Tier("cheap", ok("a"), REJECT), Tier("final", Raising("deep"), FINAL)])
+    cascade = Cascade(
+        [
+            Tier("cheap", ok("a"), REJECT),
+            Tier("final", Raising("deep", RuntimeError("parser crashed")), FINAL),
+        ]
+    )
     assert (await cascade.vote(CTX)).status is Status.ERROR
 
 

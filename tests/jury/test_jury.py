@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from fakes import Fixed, Raising
 from jurist.core import (
     AllOf,
     BaseJudge,
@@ -31,27 +32,6 @@ from jurist.jury import (
 )
 
 CTX = Context("say hello", "hello")
-
-
-class Fixed(BaseJudge):
-    """Returns the same judgment every time and counts its calls."""
-
-    def __init__(
-        self, name: str, judgment: Judgment, kind: JudgeKind = JudgeKind.DETERMINISTIC
-    ) -> None:
-        super().__init__(name)
-        self.judgment = judgment
-        self.kind = kind
-        self.calls = 0
-
-    async def judge(self, ctx: Context) -> Judgment:
-        self.calls += 1
-        return self.judgment
-
-
-class Raising(BaseJudge):
-    async def judge(self, ctx: Context) -> Judgment:
-        raise RuntimeError("model unavailable")
 
 
 def passing(name: str) -> Fixed:

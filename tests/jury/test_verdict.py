@@ -5,8 +5,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from fakes import Fixed, Raising
 from jurist.core import (
-    BaseJudge,
     BooleanScore,
     CategoricalScore,
     Context,
@@ -20,20 +20,6 @@ from jurist.jury import Cascade, Jury, Majority, Median, Tier, TierPolicy, Verdi
 CTX = Context("g", "o")
 
 
-class Fixed(BaseJudge):
-    def __init__(self, name: str, judgment: Judgment) -> None:
-        super().__init__(name)
-        self.judgment = judgment
-
-    async def judge(self, ctx: Context) -> Judgment:
-        return self.judgment
-
-
-class Raising(BaseJudge):
-    async def judge(self, ctx: Context) -> Judgment:
-        raise KeyError("missing")
-
-
 async def nested_verdict() -> Verdict:
     grades = ("good", "bad")
     inner = Jury(
@@ -41,7 +27,7 @@ async def nested_verdict() -> Verdict:
             Fixed("n", Judgment.ok("fine", score=NumericScore(7, 0, 10), confidence=0.8)),
             Fixed("c", Judgment.ok(score=CategoricalScore("good", grades))),
             Fixed("b", Judgment.fail(score=BooleanScore(False), usage=Usage(3, 4, 0.01, "m"))),
-            Raising("r"),
+            Raising("r", KeyError("missing")),
         ],
         Median(category_map={"good": 1.0, "bad": 0.0}),
         weights={"b": 0.5},
