@@ -3,7 +3,7 @@
 PYTHON ?= python3
 UV := $(PYTHON) -m uv
 export UV_PYTHON_DOWNLOADS := never
-EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains "30 days"
+EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 
 .PHONY: demo test lint uv
 
@@ -11,11 +11,11 @@ uv:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 
 demo: uv
-	$(UV) sync --frozen --no-dev --inexact --quiet
-	@echo "== a good answer =="
-	$(UV) run --frozen --no-dev --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
-	@echo "== a bad answer (jurist exits 1 on FAIL) =="
-	$(UV) run --frozen --no-dev --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
+	@$(UV) sync --frozen --no-dev --inexact --quiet
+	@echo "== jurist check examples/good-answer.json $(EXAMPLE_CHECK)"
+	@$(UV) run --frozen --no-dev --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
+	@echo; echo "== jurist check examples/bad-answer.json $(EXAMPLE_CHECK)   (exit 1: FAIL)"
+	@$(UV) run --frozen --no-dev --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
 
 lint: uv
 	$(UV) sync --frozen --quiet
