@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from jurist.core import BaseJudge, BooleanScore, Check, Context, Judgment
+from jurist.core import BaseJudge, Check, Context, Judgment
+from jurist.judges._common import decided
 
 
 class CommandJudge(BaseJudge):
@@ -132,30 +133,15 @@ class CommandJudge(BaseJudge):
         if timed_out:
             metadata.update(reason="timeout", timeout_s=self.timeout_s)
             message = f"timeout after {self.timeout_s:g}s; the process tree was killed"
-            return Judgment.fail(
-                message + shown,
-                score=BooleanScore(False),
-                checks=[Check.fail("exit_code", message)],
-                metadata=metadata,
-            )
+            return decided(False, message + shown, [Check.fail("exit_code", message)], metadata)
         code = transport.get_returncode()
         metadata["exit_code"] = code
         if code == 0:
-            return Judgment.ok(
-                "exit code 0",
-                score=BooleanScore(True),
-                checks=[Check.ok("exit_code", "0")],
-                metadata=metadata,
-            )
+            return decided(True, "exit code 0", [Check.ok("exit_code", "0")], metadata)
         message = f"exit code {code}"
         if code is not None and code < 0:
             message = f"killed by signal {_signal_name(-code)} (exit code {code})"
-        return Judgment.fail(
-            message + shown,
-            score=BooleanScore(False),
-            checks=[Check.fail("exit_code", message)],
-            metadata=metadata,
-        )
+        return decided(False, message + shown, [Check.fail("exit_code", message)], metadata)
 
 
 def _argv(command: str | Sequence[str]) -> tuple[str, ...]:

@@ -2,8 +2,10 @@
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from jurist.core import BooleanScore, Check, Judgment
 
 
 def shorten(text: str, limit: int = 120) -> str:
@@ -44,3 +46,14 @@ def describe_parse_error(exc: ValueError) -> tuple[str, dict[str, Any]]:
 
 def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def decided(
+    passed: bool,
+    reasoning: str,
+    checks: Iterable[Check],
+    metadata: Mapping[str, Any] | None = None,
+) -> Judgment:
+    """A PASS or FAIL whose BooleanScore agrees with its status, as every yes/no judge gives."""
+    factory = Judgment.ok if passed else Judgment.fail
+    return factory(reasoning, score=BooleanScore(passed), checks=checks, metadata=metadata)

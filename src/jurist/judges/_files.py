@@ -10,8 +10,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from jurist.core import BaseJudge, BooleanScore, Check, Context, Judgment
-from jurist.judges._common import shorten
+from jurist.core import BaseJudge, Check, Context, Judgment
+from jurist.judges._common import decided, shorten
 
 PathArg = str | os.PathLike[str]
 
@@ -235,17 +235,13 @@ class DirMatchesJudge(FileJudge):
             ]
             names = ", ".join(check.name for check in checks[:5])
             more = f" and {len(checks) - 5} more" if len(checks) > 5 else ""
-            return Judgment.fail(
-                f"{path} does not match {self.expected_dir}: {', '.join(counts)} ({names}{more})",
-                score=BooleanScore(False),
-                checks=checks,
-                metadata=metadata,
-            )
-        return Judgment.ok(
+            reason = f"{path} does not match {self.expected_dir}: {', '.join(counts)}"
+            return decided(False, f"{reason} ({names}{more})", checks, metadata)
+        return decided(
+            True,
             f"{path} matches {self.expected_dir} ({compared} files)",
-            score=BooleanScore(True),
-            checks=[Check.ok("directory", f"{compared} identical files")],
-            metadata=metadata,
+            [Check.ok("directory", f"{compared} identical files")],
+            metadata,
         )
 
     def _compare(
@@ -321,18 +317,8 @@ def _difference(expected: Path, actual: Path) -> str | None:
 
 
 def _ok(reasoning: str, check: str, metadata: dict[str, Any]) -> Judgment:
-    return Judgment.ok(
-        reasoning,
-        score=BooleanScore(True),
-        checks=[Check.ok(check, reasoning)],
-        metadata=metadata,
-    )
+    return decided(True, reasoning, [Check.ok(check, reasoning)], metadata)
 
 
 def _fail(reasoning: str, check: str, metadata: dict[str, Any]) -> Judgment:
-    return Judgment.fail(
-        reasoning,
-        score=BooleanScore(False),
-        checks=[Check.fail(check, reasoning)],
-        metadata=metadata,
-    )
+    return decided(False, reasoning, [Check.fail(check, reasoning)], metadata)

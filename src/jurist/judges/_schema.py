@@ -9,9 +9,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from jurist.core import BaseJudge, BooleanScore, Check, Context, Judgment, NotJsonSafeError
+from jurist.core import BaseJudge, Check, Context, Judgment, NotJsonSafeError
 from jurist.core import to_json_safe as _to_json_safe
-from jurist.judges._common import describe_parse_error, parse_json, shorten
+from jurist.judges._common import decided, describe_parse_error, parse_json, shorten
 
 SchemaSource = Mapping[str, Any] | bool | str | os.PathLike[str]
 
@@ -120,23 +120,23 @@ class SchemaJudge(BaseJudge):
             for error in self._validator.iter_errors(instance)
         ]
         if not violations:
-            return Judgment.ok(
+            return decided(
+                True,
                 "the output follows the schema",
-                score=BooleanScore(True),
-                checks=[Check.ok("schema", "no violations")],
-                metadata={"violations": 0},
+                [Check.ok("schema", "no violations")],
+                {"violations": 0},
             )
         shown = "; ".join(
             f"{check.name}: {shorten(check.message)}" for check in violations[:_SHOWN_VIOLATIONS]
         )
         more = len(violations) - _SHOWN_VIOLATIONS
         noun = "violation" if len(violations) == 1 else "violations"
-        return Judgment.fail(
+        return decided(
+            False,
             f"{len(violations)} schema {noun}: {shown}"
             + (f"; and {more} more" if more > 0 else ""),
-            score=BooleanScore(False),
-            checks=violations,
-            metadata={"violations": len(violations)},
+            violations,
+            {"violations": len(violations)},
         )
 
 
@@ -150,11 +150,7 @@ class JsonJudge(BaseJudge):
         _, problem = _instance(ctx)
         if problem is not None:
             return problem
-        return Judgment.ok(
-            "the output is valid JSON",
-            score=BooleanScore(True),
-            checks=[Check.ok("json", "valid JSON")],
-        )
+        return decided(True, "the output is valid JSON", [Check.ok("json", "valid JSON")])
 
 
 def _instance(ctx: Context) -> tuple[Any, Judgment | None]:
@@ -177,9 +173,4 @@ def _instance(ctx: Context) -> tuple[Any, Judgment | None]:
 
 
 def _not_json(message: str, metadata: dict[str, Any]) -> Judgment:
-    return Judgment.fail(
-        message,
-        score=BooleanScore(False),
-        checks=[Check.fail("json", message)],
-        metadata=metadata,
-    )
+    return decided(False, message, [Check.fail("json", message)], metadata)

@@ -4,8 +4,8 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from jurist.core import BaseJudge, BooleanScore, Check, Context, Judgment, NumericScore
-from jurist.judges._common import listing, shorten
+from jurist.core import BaseJudge, Check, Context, Judgment, NumericScore
+from jurist.judges._common import decided, listing, shorten
 
 _QUOTE_LIMIT = 80
 
@@ -60,8 +60,7 @@ class RegexJudge(BaseJudge):
             passed = self.must_match
             metadata.update(match=quote, span=list(found.span()))
         check = Check("match" if self.must_match else "no_match", passed, message)
-        factory = Judgment.ok if passed else Judgment.fail
-        return factory(message, score=BooleanScore(passed), checks=[check], metadata=metadata)
+        return decided(passed, message, [check], metadata)
 
 
 class ContainsJudge(BaseJudge):
@@ -203,12 +202,10 @@ class LengthJudge(BaseJudge):
         metadata = dict(counts)
         if failed:
             reason = "; ".join(f"{c.name}: {c.message}" for c in failed)
-            return Judgment.fail(
-                reason, score=BooleanScore(False), checks=checks, metadata=metadata
-            )
-        return Judgment.ok(
+            return decided(False, reason, checks, metadata)
+        return decided(
+            True,
             f"{counts['chars']} chars and {counts['words']} words, within bounds",
-            score=BooleanScore(True),
-            checks=checks,
-            metadata=metadata,
+            checks,
+            metadata,
         )
