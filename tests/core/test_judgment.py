@@ -166,3 +166,12 @@ def test_usage_adds_and_unknown_cost_stays_unknown():
     assert Usage().cost_usd is None
     with pytest.raises(ValidationError, match="negative"):
         Usage(-1)
+
+
+def test_usage_counts_calls_and_cache_hits():
+    paid = Usage(100, 10, 0.002, "m", 50.0, calls=1)
+    hit = Usage(100, 10, 0.0, "m", 0.5, calls=1, cached_calls=1)
+    total = paid + hit
+    assert (total.calls, total.cached_calls) == (2, 1)
+    with pytest.raises(ValidationError, match="cached_calls"):
+        Usage(calls=1, cached_calls=2)

@@ -43,8 +43,9 @@ class Check:
 class Usage:
     """What judging cost. An unknown cost or latency is None, never 0.
 
-    Adding usages sums tokens, cost and latency; a sum with any unknown cost is unknown.
-    Latency adds up model time, which exceeds wall time when calls ran concurrently.
+    Adding usages sums tokens, cost, latency and calls; a sum with any unknown cost is
+    unknown. Latency adds up model time, which exceeds wall time when calls ran concurrently.
+    `cached_calls` counts the calls answered from the response cache (they cost nothing).
     """
 
     input_tokens: int = 0
@@ -52,10 +53,14 @@ class Usage:
     cost_usd: float | None = None
     model: str | None = None
     latency_ms: float | None = None
+    calls: int = 0
+    cached_calls: int = 0
 
     def __post_init__(self) -> None:
         if self.input_tokens < 0 or self.output_tokens < 0:
             raise ValueError("Usage token counts cannot be negative")
+        if self.calls < 0 or self.cached_calls < 0 or self.cached_calls > max(self.calls, 0):
+            raise ValueError("Usage.cached_calls must be between 0 and Usage.calls")
         for name in ("cost_usd", "latency_ms"):
             number = getattr(self, name)
             if number is not None and (not math.isfinite(number) or number < 0):
@@ -74,6 +79,8 @@ class Usage:
             cost_usd=_add_known(self.cost_usd, other.cost_usd),
             model=_join_models(self.model, other.model),
             latency_ms=_add_known(self.latency_ms, other.latency_ms),
+            calls=self.calls + other.calls,
+            cached_calls=self.cached_calls + other.cached_calls,
         )
 
     def __radd__(self, other: object) -> "Usage":

@@ -1,0 +1,195 @@
+"""The model layer's vocabulary: what a judge asks a model, and what comes back."""
+
+import math
+from enum import StrEnum
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import Field, JsonValue
+
+from jurist.core import Usage
+from jurist.core._record import record
+
+Role = Literal["system", "user", "assistant"]
+
+
+@record
+class Message:
+    role: Role
+    content: str
+
+
+@record
+class Request:
+    """One call to a model. Defaults are the reproducible ones: temperature 0 and a seed.
+
+    `json_schema` asks for an answer that is JSON valid against the schema; `logprobs` with
+    `top_logprobs` > 0 asks for each generated token's log-probability and its alternatives.
+    `n` > 1 asks for several samples (meaningful with a temperature above 0).
+    """
+
+    messages: tuple[Message, ...]
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    seed: int | None = 0
+    max_tokens: int | None = Field(default=1024, ge=1)
+    stop: tuple[str, ...] | None = None
+    json_schema: dict[str, JsonValue] | None = None
+    logprobs: bool = False
+    top_logprobs: int = Field(default=0, ge=0, le=20)
+    n: int = Field(default=1, ge=1, le=16)
+    timeout_s: float | None = Field(default=120.0, gt=0)
+
+    def __post_init__(self) -> None:
+        if not self.messages:
+            raise ValueError("Request.messages must hold at least one message")
+        if self.top_logprobs and not self.logprobs:
+            raise ValueError("Request.top_logprobs needs logprobs=True")
+
+    @classmethod
+    def of(cls, prompt: str, *, system: str | None = None, **options: Any) -> "Request":
+        """A request from one user prompt (and an optional system prompt)."""
+        messages = [Message("user", prompt)]
+        if system is not None:
+            messages.insert(0, Message("system", system))
+        return cls(tuple(messages), **options)
+
+
+@record
+class TopLogprob:
+    token: str
+    logprob: float
+
+
+@record
+class TokenLogprob:
+    """A generated token, its log-probability, and the most likely alternatives at its place."""
+
+    token: str
+    logprob: float
+    top: tuple[TopLogprob, ...] = ()
+
+    @property
+    def probability(self) -> float:
+        return math.exp(self.logprob)
+
+
+@record
+class Choice:
+    """One sampled answer: its text, its JSON when a schema was asked, its token logprobs."""
+
+    text: str
+    json: JsonValue | None = None
+    logprobs: tuple[TokenLogprob, ...] | None = None
+    finish_reason: str | None = None
+
+
+@record
+class Response:
+    """A model's answer. With `n` > 1 the first sample is the answer and the rest follow in
+    `alternatives`; `usage` covers them all."""
+
+    text: str
+    json: JsonValue | None = None
+    logprobs: tuple[TokenLogprob, ...] | None = None
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    alternatives: tuple[Choice, ...] = ()
+
+    @property
+    def cached(self) -> bool:
+        return self.usage.cached_calls > 0 and self.usage.cached_calls == self.usage.calls
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:
+        first = Choice(self.text, self.json, self.logprobs, self.finish_reason)
+        return (first, *self.alternatives)
+
+    @classmethod
+    def from_choices(cls, choices: list[Choice], usage: Usage) -> "Response":
+        if not choices:
+            raise ValueError("Response.from_choices needs at least one choice")
+        first = choices[0]
+        return cls(
+            first.text, first.json, first.logprobs, first.finish_reason, usage, tuple(choices[1:])
+        )
+
+
+@record
+class Capabilities:
+    """What a model can do, so judges choose their method (probabilities need logprobs)."""
+
+    logprobs: bool = False
+    max_top_logprobs: int = 0
+    json_schema: bool = False
+    json_mode: bool = False
+    seed: bool = False
+    multiple_samples: bool = False
+    local: bool = False
+
+
+class ErrorKind(StrEnum):
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    CONNECTION = "connection"
+    CLIENT_ERROR = "client_error"
+    UNPARSEABLE = "unparseable"
+    REFUSED = "refused"
+    UNAVAILABLE = "unavailable"
+    BUDGET = "budget"
+
+
+_RETRYABLE = frozenset(
+    {ErrorKind.TIMEOUT, ErrorKind.RATE_LIMITED, ErrorKind.SERVER_ERROR, ErrorKind.CONNECTION}
+)
+
+
+class ModelError(Exception):
+    """The one exception the model layer raises: what went wrong (`kind`) and why (`cause`).
+
+    `retryable` defaults from the kind: timeouts, rate limits, server and connection errors are
+    worth another attempt; a rejected request, an unreadable answer or a refusal are not.
+    """
+
+    def __init__(
+        self,
+        kind: ErrorKind | str,
+        cause: str,
+        *,
+        model: str | None = None,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+        retryable: bool | None = None,
+        attempts: int = 1,
+    ) -> None:
+        self.kind = ErrorKind(kind)
+        self.cause = cause
+        self.model = model
+        self.status = status
+        self.retry_after_s = retry_after_s
+        self.retryable = self.kind in _RETRYABLE if retryable is None else retryable
+        self.attempts = attempts
+        where = f" from {model}" if model else ""
+        super().__init__(f"{self.kind.value}{where}: {cause}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_error, (self.kind, self.cause, self.__dict__))
+
+
+def _rebuild_error(kind: ErrorKind, cause: str, state: dict[str, Any]) -> ModelError:
+    error = ModelError(kind, cause)
+    error.__dict__.update(state)
+    return error
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that completes a request. Providers implement it, and so does middleware,
+    which wraps a model and is a model itself."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    async def complete(self, request: Request) -> Response: ...
