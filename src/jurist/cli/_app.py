@@ -6,6 +6,7 @@ import typer
 
 from jurist import __version__
 from jurist.cli._check import check
+from jurist.cli._models import models_app
 
 app = typer.Typer(
     name="jurist",
@@ -33,6 +34,7 @@ def _root(
 
 
 app.command("check")(check)
+app.add_typer(models_app, name="models")
 
 
 def main() -> None:

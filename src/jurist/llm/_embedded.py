@@ -1,0 +1,213 @@
+"""The embedded provider: a GGUF model run in process by the xllamacpp runtime.
+
+Each model file is loaded once per process. Generations run one at a time on one worker
+thread per model: two generations competing for two cores slow each other down up to tenfold,
+so requests queue in arrival order instead. A request still waiting when its caller gives up
+(cancelled, timed out) leaves the queue without running. Consecutive requests that share a
+prompt prefix reuse the runtime's prompt cache, which is why judges put the long shared part
+of a prompt first.
+"""
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jurist.core import Usage
+from jurist.llm._openai_wire import chat_payload, parse_completion
+from jurist.llm._types import Capabilities, Choice, ErrorKind, ModelError, Request, Response
+
+CAPABILITIES = Capabilities(
+    logprobs=True,
+    max_top_logprobs=20,
+    json_schema=True,
+    json_mode=True,
+    seed=True,
+    multiple_samples=True,
+    local=True,
+)
+
+_RUNTIME_MISSING = (
+    "the embedded runtime (xllamacpp) is not installed. Install it with "
+    "`pip install 'jurist[local]'` (from a clone: `uv sync --extra local`), or use a "
+    "provider instead, e.g. JURIST_MODEL=openai:gpt-4o-mini with OPENAI_API_KEY set."
+)
+
+
+def runtime_installed() -> bool:
+    return importlib.util.find_spec("xllamacpp") is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadOptions:
+    context_tokens: int = 8192
+    threads: int | None = None
+
+
+class _Runtime:
+    """One loaded model and the single thread its generations run on."""
+
+    def __init__(self, path: Path, options: LoadOptions) -> None:
+        import xllamacpp
+
+        threads = options.threads or os.cpu_count() or 1
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = options.context_tokens
+        params.n_parallel = 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.warmup = False
+        params.verbosity = 0  # the runtime logs every slot event to stderr otherwise
+        started = time.perf_counter()
+        self.server = xllamacpp.Server(params)
+        self.load_seconds = time.perf_counter() - started
+        self.worker = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"jurist-llm-{path.stem}"
+        )
+
+    def generate(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """The completion and the milliseconds it took, not counting the time in the queue."""
+        started = time.perf_counter()
+        result: dict[str, Any] = self.server.handle_chat_completions(payload)
+        return result, (time.perf_counter() - started) * 1000
+
+
+_runtimes: dict[tuple[Path, LoadOptions], _Runtime] = {}
+_runtimes_lock = threading.Lock()
+
+
+def _runtime(path: Path, options: LoadOptions) -> _Runtime:
+    key = (path.resolve(), options)
+    with _runtimes_lock:
+        runtime = _runtimes.get(key)
+        if runtime is None:
+            runtime = _runtimes[key] = _Runtime(path, options)
+        return runtime
+
+
+class EmbeddedModel:
+    """A local GGUF model behind the `Model` protocol.
+
+    `path` may be a callable that produces the file on first use (assembling and verifying a
+    chunked model takes seconds, and `get_model` should not pay it up front).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        path: Path | None = None,
+        *,
+        locate: Callable[[], Path] | None = None,
+        options: LoadOptions | None = None,
+    ) -> None:
+        if not runtime_installed():
+            raise ModelError(ErrorKind.UNAVAILABLE, _RUNTIME_MISSING, model=name)
+        if (path is None) == (locate is None):
+            raise ValueError("EmbeddedModel needs exactly one of path and locate")
+        self._name = name
+        self._path = path
+        self._locate = locate
+        self._options = options or LoadOptions()
+        self._loading = threading.Lock()
+        self._runtime: _Runtime | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return CAPABILITIES
+
+    @property
+    def load_seconds(self) -> float | None:
+        return None if self._runtime is None else self._runtime.load_seconds
+
+    def _load(self) -> _Runtime:
+        with self._loading:
+            if self._runtime is None:
+                path = self._path
+                if path is None:
+                    assert self._locate is not None
+                    path = self._locate()
+                self._runtime = _runtime(path, self._options)
+            return self._runtime
+
+    async def load(self) -> None:
+        """Load the weights now rather than on the first request."""
+        await asyncio.to_thread(self._load)
+
+    async def complete(self, request: Request) -> Response:
+        runtime = self._runtime
+        if runtime is None:
+            runtime = await asyncio.to_thread(self._load)
+        loop = asyncio.get_running_loop()
+        choices: list[Choice] = []
+        usages: list[Usage] = []
+        # The runtime serves one choice per call: samples are drawn one after another, each
+        # with its own seed so that they differ and stay reproducible.
+        for index in range(request.n):
+            payload = self._payload(request, index)
+            raw, latency_ms = await loop.run_in_executor(runtime.worker, runtime.generate, payload)
+            response = self._response(raw, request, latency_ms)
+            choices.extend(response.choices)
+            usages.append(response.usage)
+        return Response.from_choices(choices, Usage.total(usages) or Usage())
+
+    def _payload(self, request: Request, index: int) -> dict[str, Any]:
+        single = dataclasses.replace(request, n=1)
+        payload = chat_payload(single, self._name, "json_schema")
+        if request.seed is not None:
+            payload["seed"] = request.seed + index
+        if request.timeout_s is not None:
+            # A soft limit: the runtime stops at the first newline after it has passed.
+            payload["t_max_predict_ms"] = int(request.timeout_s * 1000)
+        return payload
+
+    def _response(self, raw: dict[str, Any], request: Request, latency_ms: float) -> Response:
+        error = raw.get("error")
+        if error is not None:
+            raise _runtime_error(self._name, error)
+        response = parse_completion(
+            raw,
+            model_name=self._name,
+            latency_ms=latency_ms,
+            want_json=request.json_schema is not None,
+        )
+        if _stopped_by_time(raw, request):
+            raise ModelError(
+                ErrorKind.TIMEOUT,
+                f"generation passed the {request.timeout_s} s limit and was cut short",
+                model=self._name,
+                retryable=False,
+            )
+        return response
+
+
+def _stopped_by_time(raw: dict[str, Any], request: Request) -> bool:
+    if request.timeout_s is None:
+        return False
+    timings = raw.get("timings") or {}
+    choices = raw.get("choices") or [{}]
+    produced = int(timings.get("predicted_n") or 0)
+    return bool(
+        choices[0].get("finish_reason") == "length"
+        and float(timings.get("predicted_ms") or 0.0) >= request.timeout_s * 1000
+        and (request.max_tokens is None or produced < request.max_tokens)
+    )
+
+
+def _runtime_error(name: str, error: Any) -> ModelError:
+    message = str(error.get("message", error)) if isinstance(error, dict) else str(error)
+    code = error.get("code") if isinstance(error, dict) else None
+    status = code if isinstance(code, int) else None
+    kind = ErrorKind.CLIENT_ERROR if status is not None and status < 500 else ErrorKind.SERVER_ERROR
+    # A local runtime fails the same way twice: retrying would only wait.
+    return ModelError(kind, message, model=name, status=status, retryable=False)

@@ -1,0 +1,97 @@
+"""jurist's settings, read from the environment (and a `.env` file) by pydantic-settings.
+
+Names are `JURIST_*`; the validation service's spec names (`JUDGE_MODEL`,
+`JUDGE_TEMPERATURE`) are accepted as well, and provider keys keep their usual names
+(`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`). In code, pass the same names:
+`Settings(JURIST_MODEL="openai:gpt-4o-mini")`; field names are not accepted, since the
+environment would then fill `home` from `$HOME`.
+"""
+
+import functools
+from pathlib import Path
+from typing import Annotated
+
+import platformdirs
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "local:qwen2.5-1.5b"
+
+
+def _env(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    home: Annotated[Path, Field(validation_alias=_env("JURIST_HOME"))] = Field(
+        default_factory=lambda: platformdirs.user_cache_path("jurist"),
+        description="where jurist keeps assembled models, the response cache and its store",
+    )
+    model: str = Field(
+        DEFAULT_MODEL,
+        validation_alias=_env("JURIST_MODEL", "JUDGE_MODEL"),
+        description="the model spec judges use when none is given",
+    )
+    temperature: float = Field(
+        0.0,
+        ge=0.0,
+        le=2.0,
+        validation_alias=_env("JURIST_TEMPERATURE", "JUDGE_TEMPERATURE"),
+        description="the sampling temperature judges ask for by default",
+    )
+    openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    anthropic_api_key: str | None = Field(None, validation_alias=_env("ANTHROPIC_API_KEY"))
+    anthropic_base_url: str | None = Field(None, validation_alias=_env("ANTHROPIC_BASE_URL"))
+    cache: bool = Field(
+        True,
+        validation_alias=_env("JURIST_CACHE"),
+        description="cache temperature-0 responses on disk (JURIST_CACHE=0 turns it off)",
+    )
+    timeout_s: float = Field(120.0, gt=0, validation_alias=_env("JURIST_TIMEOUT_S"))
+    max_attempts: int = Field(4, ge=1, le=20, validation_alias=_env("JURIST_MAX_ATTEMPTS"))
+    max_concurrency: int = Field(16, ge=1, le=1024, validation_alias=_env("JURIST_MAX_CONCURRENCY"))
+    requests_per_minute: float | None = Field(
+        None, gt=0, validation_alias=_env("JURIST_REQUESTS_PER_MINUTE")
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, validation_alias=_env("JURIST_TOKENS_PER_MINUTE")
+    )
+    prices_file: Path | None = Field(
+        None,
+        validation_alias=_env("JURIST_PRICES"),
+        description="a TOML price table that replaces the bundled one",
+    )
+    models_path: Path | None = Field(
+        None,
+        validation_alias=_env("JURIST_MODELS_DIR"),
+        description="where assembled model files go (default: JURIST_HOME/models)",
+    )
+    local_threads: int | None = Field(
+        None,
+        ge=1,
+        validation_alias=_env("JURIST_LOCAL_THREADS"),
+        description="CPU threads for the embedded model (default: all cores)",
+    )
+    local_context: int = Field(
+        8192,
+        ge=512,
+        validation_alias=_env("JURIST_LOCAL_CONTEXT"),
+        description="context window, in tokens, of the embedded model",
+    )
+
+    @property
+    def models_dir(self) -> Path:
+        return self.models_path or self.home / "models"
+
+    @property
+    def cache_file(self) -> Path:
+        return self.home / "cache" / "responses.sqlite3"
+
+
+@functools.cache
+def get_settings() -> Settings:
+    """The process's settings, read once. Tests and embedders pass a `Settings` explicitly."""
+    return Settings()
