@@ -43,6 +43,11 @@ class Settings(BaseSettings):
     )
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    openai_compatible_api_key: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_OPENAI_COMPATIBLE_API_KEY"),
+        description="the key an openai-compatible server wants, if any",
+    )
     anthropic_api_key: str | None = Field(None, validation_alias=_env("ANTHROPIC_API_KEY"))
     anthropic_base_url: str | None = Field(None, validation_alias=_env("ANTHROPIC_BASE_URL"))
     cache: bool = Field(

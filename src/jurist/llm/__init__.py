@@ -1,9 +1,22 @@
 """The model layer: one `Model` protocol, providers behind it, and middleware around it.
 
-Judges never talk HTTP or load weights themselves; they build a `Request` and await
-`model.complete(request)` on a model from `get_model(spec)`.
+Judges never talk HTTP or load weights themselves: they build a `Request` and await
+`model.complete(request)` on a model from `get_model(spec)`, which comes wrapped in retries,
+limits, a response cache, structured-output checking and cost accounting. Every failure is a
+`ModelError` with a `kind`.
 """
 
+from jurist.llm._cache import Cached, ResponseCache
+from jurist.llm._catalog import CATALOG, KnownModel
+from jurist.llm._cost import Priced, PriceTable
+from jurist.llm._embedded import EmbeddedModel
+from jurist.llm._get_model import get_model
+from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
+from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
+from jurist.llm._logprobs import label_probabilities
+from jurist.llm._retry import Retrying
+from jurist.llm._spec import ModelSpec, ModelSpecError, parse_spec
+from jurist.llm._structured import Structured, extract_json
 from jurist.llm._types import (
     Capabilities,
     Choice,
@@ -19,17 +32,38 @@ from jurist.llm._types import (
 from jurist.llm._wrapper import ModelWrapper, complete_sync, innermost
 
 __all__ = [
+    "CATALOG",
+    "Cached",
     "Capabilities",
     "Choice",
+    "ConcurrencyLimited",
+    "EmbeddedModel",
     "ErrorKind",
+    "Hooked",
+    "KnownModel",
     "Message",
     "Model",
     "ModelError",
+    "ModelSpec",
+    "ModelSpecError",
     "ModelWrapper",
+    "PriceTable",
+    "Priced",
+    "RateLimited",
     "Request",
+    "RequestHook",
     "Response",
+    "ResponseCache",
+    "ResponseHook",
+    "Retrying",
+    "Structured",
+    "TimeLimited",
     "TokenLogprob",
     "TopLogprob",
     "complete_sync",
+    "extract_json",
+    "get_model",
     "innermost",
+    "label_probabilities",
+    "parse_spec",
 ]

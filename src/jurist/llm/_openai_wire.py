@@ -68,7 +68,7 @@ def parse_completion(
 ) -> Response:
     """A chat completion (as a dict) as a `Response`; a malformed one is `unparseable`."""
     try:
-        choices = [_choice(raw, want_json) for raw in data["choices"]]
+        choices = [_choice(raw, want_json, model_name) for raw in data["choices"]]
         raw_usage = data.get("usage") or {}
         usage = Usage(
             input_tokens=int(raw_usage.get("prompt_tokens") or 0),
@@ -78,7 +78,7 @@ def parse_completion(
             calls=1,
         )
         return Response.from_choices(choices, usage)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise ModelError(
             ErrorKind.UNPARSEABLE,
             f"the completion is not in the chat-completions format ({exc!r})",
@@ -86,11 +86,16 @@ def parse_completion(
         ) from exc
 
 
-def _choice(raw: Mapping[str, Any], want_json: bool) -> Choice:
+def _choice(raw: Mapping[str, Any], want_json: bool, model_name: str) -> Choice:
     message = raw["message"]
     text = message.get("content") or ""
     if message.get("refusal"):
-        raise ModelError(ErrorKind.REFUSED, str(message["refusal"]))
+        raise ModelError(ErrorKind.REFUSED, str(message["refusal"]), model=model_name)
+    if raw.get("finish_reason") == "content_filter":
+        # The answer was withheld (or cut) by the provider's filter: what is left is no answer.
+        raise ModelError(
+            ErrorKind.REFUSED, "the answer was withheld by a content filter", model=model_name
+        )
     parsed = None
     if want_json:
         try:

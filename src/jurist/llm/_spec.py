@@ -57,8 +57,10 @@ def parse_spec(spec: str) -> ModelSpec:
         raise ModelSpecError(spec, f"no model after {provider!r}")
     if provider == "local":
         return _local(spec, rest)
-    if provider in ("openai", "anthropic"):
-        return ModelSpec(provider, rest)
+    if provider == "openai":
+        return ModelSpec("openai", rest)
+    if provider == "anthropic":
+        return ModelSpec("anthropic", rest)
     if provider == "openai-compatible":
         return _compatible(spec, rest)
     raise ModelSpecError(spec, f"unknown provider {provider!r}")

@@ -1,0 +1,117 @@
+"""The embedded runtime for real, with SmolLM2 (fast; it cannot judge, but it runs)."""
+
+import asyncio
+import threading
+from pathlib import Path
+
+import jsonschema_rs
+import pytest
+
+from jurist.llm import ErrorKind, ModelError, Request
+from jurist.llm._catalog import CATALOG
+from jurist.llm._embedded import _Runtime
+from jurist.llm._get_model import get_model
+from jurist.llm._weights import prepare
+from jurist.settings import Settings
+
+SMALL = "local:smollm2-135m"
+VERDICT = {
+    "type": "object",
+    "properties": {"verdict": {"enum": ["yes", "no"]}, "reason": {"type": "string"}},
+    "required": ["verdict", "reason"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    # A private home (response cache, store), but the shared models directory: assembling
+    # weights again for every test would only copy a gigabyte around.
+    shared_models = Settings().models_dir
+    return Settings(JURIST_HOME=str(tmp_path), JURIST_MODELS_DIR=str(shared_models))
+
+
+def question(text: str, **options: object) -> Request:
+    return Request.of(text, **{"max_tokens": 40, **options})
+
+
+async def test_schema_valid_json_logprobs_usage_and_a_cache_hit(settings: Settings):
+    model = get_model(SMALL, settings=settings)
+    request = question(
+        "Is the sky green? Give a verdict and a short reason.",
+        json_schema=VERDICT,
+        logprobs=True,
+        top_logprobs=5,
+        max_tokens=60,
+    )
+    first = await model.complete(request)
+    assert jsonschema_rs.validator_for(VERDICT).is_valid(first.json)
+    assert first.logprobs
+    assert all(len(token.top) == 5 for token in first.logprobs)
+    usage = first.usage
+    assert (usage.calls, usage.cached_calls, usage.model) == (1, 0, SMALL)
+    assert usage.input_tokens > 10
+    assert usage.output_tokens > 0
+    assert usage.latency_ms is not None
+    assert usage.latency_ms > 0
+    assert usage.cost_usd == 0.0
+
+    second = await model.complete(request)
+    assert second.cached
+    assert (second.text, second.json) == (first.text, first.json)
+    assert second.usage.cost_usd == 0.0
+    assert settings.cache_file.exists()
+
+
+async def test_generations_run_one_at_a_time(settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    in_flight = 0
+    most = 0
+    lock = threading.Lock()
+    generate = _Runtime.generate
+
+    def counting(self: _Runtime, payload: dict) -> tuple[dict, float]:
+        nonlocal in_flight, most
+        with lock:
+            in_flight += 1
+            most = max(most, in_flight)
+        try:
+            return generate(self, payload)
+        finally:
+            with lock:
+                in_flight -= 1
+
+    monkeypatch.setattr(_Runtime, "generate", counting)
+    model = get_model(SMALL, settings=settings, cache=False)
+    answers = await asyncio.gather(
+        *(model.complete(question(f"Name a colour number {i}.", max_tokens=8)) for i in range(4))
+    )
+    assert most == 1
+    assert all(answer.usage.calls == 1 for answer in answers)
+
+
+async def test_several_samples_differ_by_seed(settings: Settings):
+    model = get_model(SMALL, settings=settings, cache=False)
+    response = await model.complete(
+        question("Invent a name for a cat.", temperature=1.0, n=3, max_tokens=8)
+    )
+    assert len(response.choices) == 3
+    assert response.usage.calls == 3
+    assert len({choice.text for choice in response.choices}) > 1
+
+
+async def test_a_prompt_past_the_context_is_a_client_error(settings: Settings):
+    model = get_model(SMALL, settings=settings, cache=False)
+    with pytest.raises(ModelError) as caught:
+        await model.complete(question("word " * 9000))
+    assert caught.value.kind is ErrorKind.CLIENT_ERROR
+    assert "context" in caught.value.cause
+    assert caught.value.attempts == 1
+
+
+async def test_a_gguf_file_by_path(settings: Settings):
+    path = prepare(CATALOG["smollm2-135m"], settings.models_dir)
+    model = get_model(f"local:{path}", settings=settings, cache=False)
+    assert model.name == f"local:{path}"
+    assert model.capabilities.logprobs
+    response = await model.complete(question("Say hello.", max_tokens=5))
+    assert response.text
