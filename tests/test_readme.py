@@ -20,3 +20,6 @@ def test_readme_examples_run(capsys):
     printed = capsys.readouterr().out
     assert printed.splitlines()[0] == "PASS"
     assert '"aggregated"' in printed
+    # The model example, through the real embedded model: a confident, readable yes.
+    model_line = next(line for line in printed.splitlines() if line.startswith("Yes"))
+    assert "{'yes': 0.9" in model_line
