@@ -15,12 +15,14 @@ import json
 import multiprocessing
 import multiprocessing.connection
 import pstats
+import tempfile
 import time
 
-from jurist.llm import Model, Request, Response
+from jurist.llm import Model, Request, Response, get_model
 from jurist.llm._limits import ConcurrencyLimited
 from jurist.llm._openai import OpenAIModel
 from jurist.llm._retry import Retrying
+from jurist.settings import Settings
 
 COMPLETION = json.dumps(
     {
@@ -108,6 +110,10 @@ async def main(args: argparse.Namespace, port: int) -> None:
         ConcurrencyLimited(OpenAIModel("bench", base_url=url), max_concurrency=args.concurrency)
     )
     await measure("Retrying(ConcurrencyLimited(OpenAIModel))", layered, args, semaphore=False)
+    with tempfile.TemporaryDirectory() as home:
+        settings = Settings(JURIST_HOME=home, JURIST_MAX_CONCURRENCY=str(args.concurrency))
+        stack = get_model(f"openai-compatible:bench@{url}", settings=settings, cache=False)
+        await measure("get_model(...), the default stack, no cache", stack, args, semaphore=False)
 
 
 if __name__ == "__main__":
