@@ -14,6 +14,7 @@ from jurist.llm._get_model import get_model
 from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
 from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
 from jurist.llm._logprobs import label_probabilities
+from jurist.llm._meter import Metered
 from jurist.llm._retry import Retrying
 from jurist.llm._spec import ModelSpec, ModelSpecError, parse_spec
 from jurist.llm._structured import Structured, extract_json
@@ -42,6 +43,7 @@ __all__ = [
     "Hooked",
     "KnownModel",
     "Message",
+    "Metered",
     "Model",
     "ModelError",
     "ModelSpec",
