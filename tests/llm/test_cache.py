@@ -147,3 +147,15 @@ async def test_a_database_with_damaged_pages_is_set_aside_and_rebuilt(tmp_path: 
     assert (await model.complete(REQUEST)).cached
     assert inner.calls == 2
     assert (tmp_path / "cache.db.corrupt").exists()
+
+
+async def test_new_weights_under_the_same_name_miss(tmp_path: Path):
+    class Weighted(ScriptedModel):
+        fingerprint = "local:judge@sha256:aaa"
+
+    cache = ResponseCache(tmp_path / "cache.sqlite3")
+    old = Weighted("local:judge", [Response("old answer", usage=Usage(calls=1))])
+    assert (await Cached(old, cache).complete(Request.of("q"))).text == "old answer"
+    new = Weighted("local:judge", [Response("new answer", usage=Usage(calls=1))])
+    new.fingerprint = "local:judge@sha256:bbb"
+    assert (await Cached(new, cache).complete(Request.of("q"))).text == "new answer"

@@ -9,9 +9,10 @@ import pytest
 
 from jurist.llm import ErrorKind, ModelError, Request
 from jurist.llm._catalog import CATALOG
-from jurist.llm._embedded import _Runtime
+from jurist.llm._embedded import EmbeddedModel, LoadOptions, _Runtime
 from jurist.llm._get_model import get_model
 from jurist.llm._weights import prepare
+from jurist.llm._wrapper import identity
 from jurist.settings import Settings
 
 SMALL = "local:smollm2-135m"
@@ -63,7 +64,9 @@ async def test_schema_valid_json_logprobs_usage_and_a_cache_hit(settings: Settin
     assert settings.cache_file.exists()
 
 
-async def test_generations_run_one_at_a_time(settings: Settings, monkeypatch: pytest.MonkeyPatch):
+async def test_generations_run_one_at_a_time_across_models(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+):
     in_flight = 0
     most = 0
     lock = threading.Lock()
@@ -81,12 +84,26 @@ async def test_generations_run_one_at_a_time(settings: Settings, monkeypatch: py
                 in_flight -= 1
 
     monkeypatch.setattr(_Runtime, "generate", counting)
-    model = get_model(SMALL, settings=settings, cache=False)
+    path = prepare(CATALOG["smollm2-135m"], settings.models_dir)
+    # Two loaded models (one file, two context sizes): still one generation at a time.
+    models = [
+        EmbeddedModel("a", path, options=LoadOptions(context_tokens=2048)),
+        EmbeddedModel("b", path, options=LoadOptions(context_tokens=4096)),
+    ]
     answers = await asyncio.gather(
-        *(model.complete(question(f"Name a colour number {i}.", max_tokens=8)) for i in range(4))
+        *(
+            models[i % 2].complete(question(f"Name a colour number {i}.", max_tokens=8))
+            for i in range(4)
+        )
     )
     assert most == 1
     assert all(answer.usage.calls == 1 for answer in answers)
+    assert {answer.usage.model for answer in answers} == {"a", "b"}
+
+
+async def test_the_cache_keys_on_the_weights_not_only_the_name(settings: Settings):
+    model = get_model(SMALL, settings=settings)
+    assert identity(model) == f"{SMALL}@sha256:{CATALOG['smollm2-135m'].sha256}"
 
 
 async def test_several_samples_differ_by_seed(settings: Settings):

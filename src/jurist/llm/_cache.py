@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 
 from jurist.core import record
 from jurist.llm._types import Model, Request, Response
-from jurist.llm._wrapper import ModelWrapper
+from jurist.llm._wrapper import ModelWrapper, identity
 
 logger = logging.getLogger(__name__)
 
@@ -253,7 +253,7 @@ class Cached(ModelWrapper):
     async def complete(self, request: Request) -> Response:
         if self.only_deterministic and request.temperature != 0:
             return await self.inner.complete(request)
-        key = cache_key(self.inner.name, request)
+        key = cache_key(identity(self.inner), request)
         started = time.perf_counter()
         hit = await self.cache.get(key)
         if hit is not None:

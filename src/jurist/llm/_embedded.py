@@ -1,9 +1,10 @@
 """The embedded provider: a GGUF model run in process by the xllamacpp runtime.
 
 Each model file is loaded once per process. Generations run one at a time on one worker
-thread per model: two generations competing for two cores slow each other down up to tenfold,
-so requests queue in arrival order instead. A request still waiting when its caller gives up
-(cancelled, timed out) leaves the queue without running. Consecutive requests that share a
+thread for the whole process, whichever embedded model they use: two generations competing
+for two cores slow each other down up to tenfold, so requests queue in arrival order
+instead. A request still waiting when its caller gives up (cancelled, timed out) leaves the
+queue without running. Consecutive requests that share a
 prompt prefix reuse the runtime's prompt cache, which is why judges put the long shared part
 of a prompt first.
 """
@@ -68,9 +69,6 @@ class _Runtime:
         started = time.perf_counter()
         self.server = xllamacpp.Server(params)
         self.load_seconds = time.perf_counter() - started
-        self.worker = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix=f"jurist-llm-{path.stem}"
-        )
 
     def generate(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """The completion and the milliseconds it took, not counting the time in the queue."""
@@ -81,6 +79,10 @@ class _Runtime:
 
 _runtimes: dict[tuple[Path, LoadOptions], _Runtime] = {}
 _runtimes_lock = threading.Lock()
+# The one queue of local generations in this process (see the module's docstring).
+_generations = concurrent.futures.ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="jurist-generate"
+)
 
 
 def _runtime(path: Path, options: LoadOptions) -> _Runtime:
@@ -106,6 +108,7 @@ class EmbeddedModel:
         *,
         locate: Callable[[], Path] | None = None,
         options: LoadOptions | None = None,
+        fingerprint: str | None = None,
     ) -> None:
         if not runtime_installed():
             raise ModelError(ErrorKind.UNAVAILABLE, _RUNTIME_MISSING, model=name)
@@ -115,6 +118,7 @@ class EmbeddedModel:
         self._path = path
         self._locate = locate
         self._options = options or LoadOptions()
+        self._fingerprint = fingerprint
         self._loading = threading.Lock()
         self._runtime: _Runtime | None = None
 
@@ -125,6 +129,18 @@ class EmbeddedModel:
     @property
     def capabilities(self) -> Capabilities:
         return CAPABILITIES
+
+    @property
+    def fingerprint(self) -> str:
+        """Which weights answer: the response cache keys on it, so that new weights under an
+        old name never get an old model's answers. Without one given, the file's size and
+        modification time stand in for its contents."""
+        if self._fingerprint is not None:
+            return self._fingerprint
+        if self._path is not None:
+            info = self._path.stat()
+            return f"{self._name}@{info.st_size}:{info.st_mtime_ns}"
+        return self._name
 
     @property
     def load_seconds(self) -> float | None:
@@ -155,7 +171,7 @@ class EmbeddedModel:
         # with its own seed so that they differ and stay reproducible.
         for index in range(request.n):
             payload = self._payload(request, index)
-            raw, latency_ms = await loop.run_in_executor(runtime.worker, runtime.generate, payload)
+            raw, latency_ms = await loop.run_in_executor(_generations, runtime.generate, payload)
             response = self._response(raw, request, latency_ms)
             choices.extend(response.choices)
             usages.append(response.usage)

@@ -110,7 +110,12 @@ def _provider(spec: ModelSpec, settings: Settings) -> Model:
         if missing:
             raise not_installed(known, missing)
         models_dir = settings.models_dir
-        return EmbeddedModel(name, locate=lambda: prepare(known, models_dir), options=options)
+        return EmbeddedModel(
+            name,
+            locate=lambda: prepare(known, models_dir),
+            options=options,
+            fingerprint=f"{name}@sha256:{known.sha256}",
+        )
     if spec.provider == "anthropic":
         _require_sdk("anthropic", name)
         from jurist.llm._anthropic import AnthropicModel

@@ -32,6 +32,13 @@ def innermost(model: Model) -> Model:
     return model
 
 
+def identity(model: Model) -> str:
+    """What answers behind `model`: the provider's `fingerprint` when it has one (the
+    embedded models: their weights' hash), else the model's name."""
+    fingerprint = getattr(innermost(model), "fingerprint", None)
+    return fingerprint if isinstance(fingerprint, str) else model.name
+
+
 def complete_sync(model: Model, request: Request) -> Response:
     """Complete from sync code (scripts, notebooks); the model layer itself is async."""
     return run_sync(lambda: model.complete(request))
