@@ -132,3 +132,32 @@ async def test_a_gguf_file_by_path(settings: Settings):
     assert model.capabilities.logprobs
     response = await model.complete(question("Say hello.", max_tokens=5))
     assert response.text
+
+
+async def test_a_request_given_up_in_the_queue_never_runs(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+):
+    ran: list[str] = []
+    started = threading.Event()
+    generate = _Runtime.generate
+
+    def recording(self: _Runtime, payload: dict) -> tuple[dict, float]:
+        ran.append(payload["messages"][-1]["content"])
+        started.set()
+        return generate(self, payload)
+
+    monkeypatch.setattr(_Runtime, "generate", recording)
+    model = get_model(SMALL, settings=settings, cache=False)
+    await model.complete(question("Warm up.", max_tokens=1))  # loaded before the race
+    first = asyncio.create_task(model.complete(question("Count to twenty.", max_tokens=48)))
+    await asyncio.to_thread(started.wait, 30)
+    queued = asyncio.create_task(model.complete(question("Never asked.", max_tokens=8)))
+    await asyncio.sleep(0)  # let it reach the queue
+    queued.cancel()
+    await first
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    # The queue is first in, first out: had the cancelled request stayed, it would run first.
+    await model.complete(question("Asked last.", max_tokens=1))
+    assert ran[-2:] == ["Count to twenty.", "Asked last."]
+    assert "Never asked." not in ran
