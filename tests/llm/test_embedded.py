@@ -122,6 +122,7 @@ async def test_a_prompt_past_the_context_is_a_client_error(settings: Settings):
         await model.complete(question("word " * 9000))
     assert caught.value.kind is ErrorKind.CLIENT_ERROR
     assert "context" in caught.value.cause
+    assert "JURIST_LOCAL_CONTEXT" in caught.value.cause
     assert caught.value.attempts == 1
 
 

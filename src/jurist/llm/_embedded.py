@@ -225,5 +225,7 @@ def _runtime_error(name: str, error: Any) -> ModelError:
     code = error.get("code") if isinstance(error, dict) else None
     status = code if isinstance(code, int) else None
     kind = ErrorKind.CLIENT_ERROR if status is not None and status < 500 else ErrorKind.SERVER_ERROR
+    if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+        message += " (the embedded model's window is JURIST_LOCAL_CONTEXT tokens)"
     # A local runtime fails the same way twice: retrying would only wait.
     return ModelError(kind, message, model=name, status=status, retryable=False)
