@@ -5,6 +5,8 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 
+import tenacity
+
 from jurist.llm._types import ErrorKind, Model, ModelError, Request, Response
 from jurist.llm._wrapper import ModelWrapper
 
@@ -31,8 +33,8 @@ class Retrying(ModelWrapper):
     non-retryable client error, since a bug on this side does not heal by trying again. The
     final error keeps its kind and carries the number of attempts made.
 
-    A small loop rather than tenacity: the wait depends on the error (Retry-After) and the
-    final error is rebuilt, which would leave little of tenacity's composition in use.
+    The schedule runs on tenacity; what is jurist's own is which errors are worth another
+    attempt, the wait an error asks for, and the error a caller finally sees.
     """
 
     def __init__(
@@ -59,34 +61,46 @@ class Retrying(ModelWrapper):
         self._rng = rng or random.Random()
 
     async def complete(self, request: Request) -> Response:
-        attempt = 1
-        while True:
-            try:
-                return await self._attempt(request)
-            except ModelError as error:
-                if not error.retryable or attempt >= self.max_attempts:
-                    if attempt == 1:
-                        raise
-                    raise self._final(error, attempt) from error
-                retry_after = error.retry_after_s
-                if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:
-                    raise self._final(
-                        error,
-                        attempt,
-                        f"the server asked to wait {retry_after:g} s, longer than the "
-                        f"{MAX_RETRY_AFTER_S:g} s honoured",
-                    ) from error
-                delay = self.delay(attempt, retry_after)
-                logger.info(
-                    "%s: attempt %d of %d failed (%s); retrying in %.2f s",
-                    self.name,
-                    attempt,
-                    self.max_attempts,
-                    error,
-                    delay,
+        # A policy per call: tenacity keeps its attempt count on the policy object, which
+        # concurrent calls must not share.
+        policy = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(self.max_attempts),
+            wait=self._wait,
+            retry=tenacity.retry_if_exception(_retryable),
+            sleep=self._sleep,
+            before_sleep=self._log,
+            reraise=True,
+        )
+        try:
+            return await policy(self._attempt, request)
+        except ModelError as error:
+            attempts = int(policy.statistics.get("attempt_number", 1))
+            why = None
+            if _asks_too_long(error) and attempts < self.max_attempts:
+                why = (
+                    f"the server asked to wait {error.retry_after_s:g} s, longer than the "
+                    f"{MAX_RETRY_AFTER_S:g} s honoured"
                 )
-                await self._sleep(delay)
-                attempt += 1
+            if attempts == 1 and why is None:
+                raise
+            raise self._final(error, attempts, why) from error
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        retry_after = error.retry_after_s if isinstance(error, ModelError) else None
+        return self.delay(state.attempt_number, retry_after)
+
+    def _log(self, state: tenacity.RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        delay = state.next_action.sleep if state.next_action else 0.0
+        logger.info(
+            "%s: attempt %d of %d failed (%s); retrying in %.2f s",
+            self.name,
+            state.attempt_number,
+            self.max_attempts,
+            error,
+            delay,
+        )
 
     def delay(self, attempt: int, retry_after_s: float | None = None) -> float:
         """The wait after failed attempt number `attempt` (1-based)."""
@@ -128,6 +142,18 @@ class Retrying(ModelWrapper):
             retryable=error.retryable,
             attempts=attempts,
         )
+
+
+def _retryable(error: BaseException) -> bool:
+    return isinstance(error, ModelError) and error.retryable and not _asks_too_long(error)
+
+
+def _asks_too_long(error: BaseException | None) -> bool:
+    return (
+        isinstance(error, ModelError)
+        and error.retry_after_s is not None
+        and error.retry_after_s > MAX_RETRY_AFTER_S
+    )
 
 
 def _describe(exc: BaseException) -> str:
