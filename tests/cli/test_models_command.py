@@ -28,6 +28,8 @@ def test_models_lists_state_size_and_sha256(tmp_path: Path):
     assert default["ready"] is False  # nothing is assembled in a fresh home
     assert default["sha256"] == CATALOG["qwen2.5-1.5b"].sha256
     assert default["size_bytes"] == CATALOG["qwen2.5-1.5b"].size_bytes
+    assert listing["response_cache"] == str(tmp_path / "cache" / "responses.sqlite3")
+    assert listing["models_dir"] == str(tmp_path / "models")
 
     table = jurist("models", home=tmp_path)
     assert table.returncode == 0
@@ -49,3 +51,9 @@ def test_prepare_an_unknown_model_is_bad_input(tmp_path: Path):
     result = jurist("models", "prepare", "llama-70b", home=tmp_path)
     assert result.returncode == 2
     assert "NAME: unknown model 'llama-70b'" in result.stderr
+
+
+def test_no_cache_turns_the_response_cache_off_for_the_run(tmp_path: Path):
+    result = jurist("--no-cache", "models", "--json", home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["response_cache"] is None

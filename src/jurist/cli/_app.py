@@ -1,5 +1,6 @@
 """The typer application behind the `jurist` command."""
 
+import os
 from typing import Annotated
 
 import typer
@@ -7,6 +8,7 @@ import typer
 from jurist import __version__
 from jurist.cli._check import check
 from jurist.cli._models import models_app
+from jurist.settings import get_settings
 
 app = typer.Typer(
     name="jurist",
@@ -29,8 +31,16 @@ def _root(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
+    no_cache: Annotated[
+        bool,
+        typer.Option("--no-cache", help="Ask the model again instead of reusing cached answers."),
+    ] = False,
 ) -> None:
     """Judge the outputs of language models and agents."""
+    if no_cache:
+        # Every command reads its settings from the environment: this run's turn the cache off.
+        os.environ["JURIST_CACHE"] = "0"
+        get_settings.cache_clear()
 
 
 app.command("check")(check)

@@ -48,7 +48,12 @@ def list_models(
     settings = get_settings()
     rows = [_row(m, state(m, settings.models_dir)) for m in CATALOG.values()]
     if as_json:
-        payload = {"default": settings.model, "runtime_installed": runtime_installed()}
+        payload = {
+            "default": settings.model,
+            "runtime_installed": runtime_installed(),
+            "models_dir": str(settings.models_dir),
+            "response_cache": str(settings.cache_file) if settings.cache else None,
+        }
         typer.echo(json.dumps({**payload, "models": rows}, indent=2))
         return
     table = Table(title=f"embedded models (default judge model: {settings.model})")
