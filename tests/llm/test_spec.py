@@ -47,6 +47,8 @@ def test_a_local_path_expands_the_home_directory():
         ("local:llama-70b", "unknown local model 'llama-70b'"),
         ("openai-compatible:llama3", "needs MODEL@BASE_URL"),
         ("openai-compatible:@http://127.0.0.1:8000/v1", "needs MODEL@BASE_URL"),
+        ("openai-compatible:m@http://http://127.0.0.1:8000/v1", "is not an http(s) base URL"),
+        ("openai-compatible:m@http://127.0.0.1:port/v1", "has a bad port"),
     ],
 )
 def test_bad_specs_name_the_problem_and_list_the_valid_forms(spec: str, problem: str):

@@ -83,6 +83,10 @@ def _compatible(spec: str, rest: str) -> ModelSpec:
     if not url or not model:
         raise ModelSpecError(spec, "openai-compatible needs MODEL@BASE_URL")
     parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or url.count("://") != 1:
         raise ModelSpecError(spec, f"{url!r} is not an http(s) base URL")
+    try:
+        parsed.port  # noqa: B018  # only to validate it
+    except ValueError as exc:
+        raise ModelSpecError(spec, f"{url!r} has a bad port") from exc
     return ModelSpec("openai-compatible", model, base_url=url.rstrip("/"))
