@@ -129,6 +129,7 @@ async def test_n_samples_are_n_calls_summed_in_usage(fault_server: FaultServer) 
     assert sorted(choice.text for choice in response.choices) == ["a", "b", "c"]
     assert response.usage.calls == 3
     assert (response.usage.input_tokens, response.usage.output_tokens) == (30, 6)
+    assert response.usage.latency_ms is not None  # summed, not lost to an empty start
 
 
 async def test_one_failed_sample_fails_the_call_without_waiting_for_the_rest(

@@ -84,17 +84,14 @@ class AnthropicModel:
         if request.n == 1:
             choice, usage = await self._sample(request)
             return Response.from_choices([choice], usage)
-        tasks = [asyncio.ensure_future(self._sample(request)) for _ in range(request.n)]
+        # The first failure cancels the other samples; the caller sees that one ModelError.
         try:
-            samples = await asyncio.gather(*tasks)
-        except Exception:
-            # gather leaves the other samples running: stop them, and collect their errors
-            # so none is reported as never retrieved.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        total = sum((usage for _, usage in samples), Usage())
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(self._sample(request)) for _ in range(request.n)]
+        except* ModelError as failures:
+            raise failures.exceptions[0] from None
+        samples = [task.result() for task in tasks]
+        total = Usage.total(usage for _, usage in samples) or Usage()
         return Response.from_choices([choice for choice, _ in samples], total)
 
     async def _sample(self, request: Request) -> tuple[Choice, Usage]:
