@@ -41,6 +41,12 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_TEMPERATURE", "JUDGE_TEMPERATURE"),
         description="the sampling temperature judges ask for by default",
     )
+    rubrics_path: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_RUBRICS_PATH"),
+        description="directories of rubric files (os.pathsep-separated), searched before the "
+        "built-in library",
+    )
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     openai_compatible_api_key: str | None = Field(

@@ -7,7 +7,11 @@ import typer
 
 from jurist import __version__
 from jurist.cli._check import check
+from jurist.cli._compare import compare
+from jurist.cli._criteria import criteria
+from jurist.cli._judge import judge
 from jurist.cli._models import models_app
+from jurist.cli._rubrics import rubrics_app
 from jurist.settings import get_settings
 
 app = typer.Typer(
@@ -44,7 +48,11 @@ def _root(
 
 
 app.command("check")(check)
+app.command("compare")(compare)
+app.command("criteria")(criteria)
+app.command("judge")(judge)
 app.add_typer(models_app, name="models")
+app.add_typer(rubrics_app, name="rubrics")
 
 
 def main() -> None:

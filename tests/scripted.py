@@ -1,6 +1,7 @@
 """Fakes for the middleware tests: a model that follows a script, and a clock that never waits."""
 
 import asyncio
+import math
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -111,3 +112,36 @@ class FakeClock:
         self.sleeps.append(seconds)
         self.time += seconds
         await asyncio.sleep(0)  # a real sleep yields to the loop, so this one does too
+
+
+def with_logprobs(
+    *pieces: str | tuple[str, dict[str, float]],
+    model: str = "test:scripted",
+    json: object = None,
+) -> Response:
+    """A response whose tokens carry log-probabilities, built piece by piece.
+
+    A plain string piece is a token generated with probability 1; a pair (token, {alt:
+    probability}) is a token whose top alternatives have the given probabilities (the token
+    itself should be among them). The text is the pieces joined.
+    """
+    from jurist.llm import TokenLogprob, TopLogprob
+
+    tokens = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            tokens.append(TokenLogprob(piece, 0.0, (TopLogprob(piece, 0.0),)))
+            continue
+        text, alternatives = piece
+        top = tuple(TopLogprob(alt, math.log(p)) for alt, p in alternatives.items())
+        chosen = alternatives.get(text, 1e-9)
+        tokens.append(TokenLogprob(text, math.log(chosen), top))
+    text = "".join(token.token for token in tokens)
+    usage = Usage(input_tokens=10, output_tokens=len(tokens), model=model, calls=1)
+    choice = Choice(text, json=json, logprobs=tuple(tokens), finish_reason="stop")  # type: ignore[arg-type]
+    return Response.from_choices([choice], usage)
+
+
+LOGPROB_CAPABILITIES = Capabilities(
+    logprobs=True, max_top_logprobs=20, json_schema=True, seed=True, local=True
+)

@@ -1,0 +1,148 @@
+"""`jurist compare`: which of two outputs answers an instruction better? Asks a model."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jurist.cli._check import BadInput, _read_output
+from jurist.cli._exit import Exit, exit_code
+from jurist.cli._render import status_text
+from jurist.core import Context, Judgment, Status, judge_sync
+from jurist.judges import PairwiseJudge
+from jurist.judges._pairwise import OUTPUT_B
+from jurist.llm import parse_spec
+from jurist.rubrics import RubricError
+
+_WINNER = {
+    "A": ("A WINS", "bold green"),
+    "B": ("B WINS", "bold red"),
+    "tie": ("TIE", "bold yellow"),
+}
+
+
+def _read_argument(name: str, source: str) -> str:
+    try:
+        return _read_output(source)
+    except BadInput as exc:
+        # _read_output names its argument OUTPUT; here there are two.
+        raise BadInput(f"{name}: {str(exc).removeprefix('OUTPUT: ')}") from exc
+
+
+def _read_reference(path: Path) -> str:
+    if not path.is_file():
+        raise BadInput(f"--reference: no such file: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"--reference: cannot read {path}: {exc}") from exc
+
+
+def build_judge(*, model: str | None, rubric: str | None, one_order: bool) -> PairwiseJudge:
+    if model is not None:
+        try:
+            parse_spec(model)
+        except ValueError as exc:
+            raise BadInput(f"--model: {exc}") from exc
+    try:
+        return PairwiseJudge(model, both_orders=not one_order, rubric=rubric)
+    except RubricError as exc:
+        raise BadInput(f"--rubric: {exc}") from exc
+
+
+def read_inputs(
+    instruction: str, a: str, b: str, reference: Path | None
+) -> tuple[str, str, str | None]:
+    if not instruction.strip():
+        raise BadInput("--instruction: is empty; say what the outputs were asked to do")
+    if a == "-" and b == "-":
+        raise BadInput("A and B: only one of them can be read from stdin (-)")
+    text_a = _read_argument("A", a)
+    text_b = _read_argument("B", b)
+    return text_a, text_b, _read_reference(reference) if reference is not None else None
+
+
+def _probability(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else "-"
+
+
+def render_comparison(console: Console, a: str, b: str, judgment: Judgment) -> None:
+    """The winner, P(A better), position consistency, then one row per order."""
+    if judgment.status is Status.ERROR or judgment.score is None:
+        console.print(Text.assemble(status_text(judgment.status), "  ", (f"{a} vs {b}", "bold")))
+        console.print(Text(judgment.reasoning, style="dim"))
+        return
+    label, style = _WINNER[str(judgment.score.value)]
+    console.print(Text.assemble((label, style), "  ", (f"A {a}  vs  B {b}", "bold")))
+    meta = judgment.metadata
+    consistent = meta.get("position_consistent")
+    summary = [f"P(A better) {_probability(meta.get('p_a'))}"]
+    summary.append(
+        "position-consistent: "
+        + {True: "yes", False: "no", None: "not measured (one order)"}[consistent]
+    )
+    summary.append(f"read from {meta.get('method')}")
+    console.print(Text("   ".join(summary), style="dim"))
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("order", no_wrap=True)
+    table.add_column("choice", no_wrap=True)
+    table.add_column("P(A better)", no_wrap=True)
+    table.add_column("reason", overflow="fold")
+    for order in meta.get("orders", ()):
+        table.add_row(
+            f"{order['shown_first']} first",
+            str(order["choice"]),
+            _probability(order.get("p_a")),
+            Text(order.get("reason") or ""),
+        )
+    console.print(table)
+
+
+def compare(
+    a: Annotated[str, typer.Argument(metavar="A", help="File with output A, or - for stdin.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="File with output B, or - for stdin.")],
+    *,
+    instruction: Annotated[
+        str, typer.Option("--instruction", "-i", help="What both outputs were asked to do.")
+    ],
+    reference: Annotated[
+        Path | None,
+        typer.Option("--reference", help="File with a reference answer known to be correct."),
+    ] = None,
+    rubric: Annotated[
+        str | None,
+        typer.Option("--rubric", help="Rubric id or file whose criteria say what is better."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
+    ] = None,
+    one_order: Annotated[
+        bool,
+        typer.Option(
+            "--one-order", help="Ask once with A shown first (half the cost, position-biased)."
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")] = False,
+) -> None:
+    """Ask a model which of two outputs answers an instruction better, in both orders.
+
+    Exit codes: 0 A is better, 1 B is better, 2 bad input, 3 a tie or an error.
+    """
+    err = Console(stderr=True)
+    try:
+        judge = build_judge(model=model, rubric=rubric, one_order=one_order)
+        text_a, text_b, reference_text = read_inputs(instruction, a, b, reference)
+    except BadInput as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(Exit.BAD_INPUT) from exc
+    ctx = Context(instruction, output=text_a, reference=reference_text, metadata={OUTPUT_B: text_b})
+    judgment = judge_sync(judge, ctx)
+    if as_json:
+        typer.echo(judgment.to_json(indent=2))
+    else:
+        render_comparison(Console(), a, b, judgment)
+    raise typer.Exit(exit_code(judgment.status))

@@ -1,0 +1,119 @@
+"""`jurist criteria`: does an output meet each acceptance criterion? Asks a model."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jurist.cli._check import BadInput, _read_output
+from jurist.cli._exit import Exit, exit_code
+from jurist.cli._render import status_text
+from jurist.core import Context, Judgment, Status, judge_sync
+from jurist.judges import CriteriaJudge
+from jurist.llm import parse_spec
+
+
+def _read_source(path: Path) -> str:
+    if not path.is_file():
+        raise BadInput(f"--source: no such file: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"--source: cannot read {path}: {exc}") from exc
+
+
+def build_judge(
+    criteria: list[str], *, model: str | None, together: bool, threshold: float
+) -> CriteriaJudge:
+    if not criteria:
+        raise BadInput("nothing to judge: give at least one --criterion")
+    if model is not None:
+        try:
+            parse_spec(model)
+        except ValueError as exc:
+            raise BadInput(f"--model: {exc}") from exc
+    if not 0.0 < threshold < 1.0:
+        raise BadInput(f"--threshold: {threshold} is not strictly between 0 and 1")
+    try:
+        return CriteriaJudge(criteria, model, threshold=threshold, together=together)
+    except ValueError as exc:
+        # The judge names criteria by position; the user typed them as --criterion.
+        raise BadInput(f"--criterion: {exc}") from exc
+
+
+def _probability(row: dict[str, Any]) -> str:
+    p_yes = row.get("p_yes")
+    if row.get("method") == "logprobs" and isinstance(p_yes, float):
+        return f"P(yes) {p_yes:.2f}"
+    confidence = row.get("confidence")
+    if isinstance(confidence, float):
+        return f"stated {confidence:.2f}"
+    return "-"
+
+
+def render_criteria(console: Console, subject: str, judgment: Judgment) -> None:
+    """The overall verdict, then one row per criterion: verdict, P(yes), the model's reason."""
+    console.print(Text.assemble(status_text(judgment.status), "  ", (subject, "bold")))
+    console.print(Text(judgment.reasoning.split(": ", 1)[0], style="dim"))
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("criterion", ratio=2, overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("P(yes)/confidence", no_wrap=True)
+    table.add_column("reason", ratio=3, overflow="fold")
+    for row in judgment.metadata.get("criteria", ()):
+        table.add_row(
+            Text(row["criterion"]),
+            status_text(Status(row["status"])),
+            _probability(row),
+            Text(row.get("reason") or ""),
+        )
+    console.print(table)
+
+
+def criteria(
+    output: Annotated[str, typer.Argument(help="File with the output to judge, or - for stdin.")],
+    *,
+    criterion: Annotated[
+        list[str] | None,
+        typer.Option("--criterion", "-c", help="A statement the output must meet (repeatable)."),
+    ] = None,
+    goal: Annotated[
+        str, typer.Option("--goal", "-g", help="The task the output was written for.")
+    ] = "",
+    source: Annotated[
+        list[Path] | None,
+        typer.Option("--source", help="A source document the output draws on (repeatable)."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
+    ] = None,
+    together: Annotated[
+        bool, typer.Option("--together", help="Ask every criterion in one model call.")
+    ] = False,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="P(yes) at or above which a criterion is met.")
+    ] = 0.5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")] = False,
+) -> None:
+    """Ask a model whether an output meets each acceptance criterion and print the verdicts.
+
+    Exit codes: 0 all met, 1 a criterion not met, 2 bad input, 3 a criterion undecided.
+    """
+    err = Console(stderr=True)
+    try:
+        judge = build_judge(criterion or [], model=model, together=together, threshold=threshold)
+        sources = tuple(_read_source(path) for path in source or [])
+        text = _read_output(output)
+    except BadInput as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(Exit.BAD_INPUT) from exc
+    judgment = judge_sync(judge, Context(goal, output=text, context=sources))
+    if as_json:
+        typer.echo(judgment.to_json(indent=2))
+    else:
+        render_criteria(Console(), output, judgment)
+    raise typer.Exit(exit_code(judgment.status))

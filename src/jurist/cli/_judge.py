@@ -1,0 +1,136 @@
+"""`jurist judge`: score an output against a rubric with a model (G-Eval)."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jurist.cli._check import BadInput, _read_output
+from jurist.cli._exit import Exit, exit_code
+from jurist.cli._render import status_text
+from jurist.core import Context, Judgment, judge_sync
+from jurist.judges import RubricJudge, RubricResult
+from jurist.llm import parse_spec
+from jurist.rubrics import RubricError, get_rubric
+
+
+def _read_file(option: str, path: Path) -> str:
+    if not path.is_file():
+        raise BadInput(f"{option}: no such file: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{option}: cannot read {path}: {exc}") from exc
+
+
+def build_rubric_judge(
+    rubric: str, *, criteria: list[str], model: str | None, pass_score: float | None
+) -> RubricJudge:
+    if model is not None:
+        try:
+            parse_spec(model)
+        except ValueError as exc:
+            raise BadInput(f"--model: {exc}") from exc
+    try:
+        found = get_rubric(rubric)
+    except RubricError as exc:
+        raise BadInput(f"--rubric: {exc}") from exc
+    try:
+        return RubricJudge(found, model, criteria=criteria or None, pass_score=pass_score)
+    except KeyError as exc:
+        raise BadInput(f"--criterion: {exc.args[0]}") from exc
+    except ValueError as exc:
+        raise BadInput(f"--pass-score: {exc}") from exc
+
+
+def render_rubric(console: Console, subject: str, judgment: Judgment) -> None:
+    """The verdict and overall score, then one row per criterion."""
+    console.print(Text.assemble(status_text(judgment.status), "  ", (subject, "bold")))
+    try:
+        result = RubricResult.from_judgment(judgment)
+    except KeyError:
+        console.print(Text(judgment.reasoning))
+        return
+    headline = (
+        f"rubric {result.rubric_id}: overall {result.overall_score:.2f}/5 "
+        f"(normalised {result.normalized_score:.2f})"
+    )
+    if result.essential_failed:
+        headline += "; an essential criterion failed"
+    console.print(Text(headline, style="dim"))
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("criterion", no_wrap=True)
+    table.add_column("score", justify="right")
+    table.add_column("expected", justify="right")
+    table.add_column("confidence", justify="right")
+    table.add_column("reasoning", overflow="fold")
+    for row in result.criteria_results:
+        name = row.criterion_name + (" *" if row.is_essential else "")
+        score = Text(str(row.score), style="green" if row.passed_threshold else "red")
+        confidence = f"{row.confidence:.2f}" if row.confidence is not None else "-"
+        table.add_row(name, score, f"{row.expected_score:.2f}", confidence, Text(row.reasoning))
+    console.print(table)
+    console.print(
+        Text(
+            f"{result.llm_model}, {result.evaluation_time_ms / 1000:.1f} s, "
+            f"{result.tokens_used.input} input and {result.tokens_used.output} output tokens"
+            + ("; * essential" if any(r.is_essential for r in result.criteria_results) else ""),
+            style="dim",
+        )
+    )
+
+
+def judge(
+    output: Annotated[str, typer.Argument(help="File with the output to judge, or - for stdin.")],
+    *,
+    rubric: Annotated[
+        str, typer.Option("--rubric", "-r", help="Rubric id (see `jurist rubrics list`) or file.")
+    ],
+    criterion: Annotated[
+        list[str] | None,
+        typer.Option("--criterion", "-c", help="Judge only this criterion (repeatable)."),
+    ] = None,
+    goal: Annotated[
+        str, typer.Option("--goal", "-g", help="The task the output was written for.")
+    ] = "",
+    source: Annotated[
+        list[Path] | None,
+        typer.Option("--source", help="A source document the output draws on (repeatable)."),
+    ] = None,
+    reference: Annotated[
+        Path | None, typer.Option("--reference", help="A file with a reference answer.")
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
+    ] = None,
+    pass_score: Annotated[
+        float | None, typer.Option("--pass-score", help="Overall score (1-5) needed to pass.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")] = False,
+) -> None:
+    """Score an output on each criterion of a rubric and print the scores and reasoning.
+
+    Exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 undecided (the model failed).
+    """
+    err = Console(stderr=True)
+    try:
+        rubric_judge = build_rubric_judge(
+            rubric, criteria=criterion or [], model=model, pass_score=pass_score
+        )
+        sources = tuple(_read_file("--source", path) for path in source or [])
+        gold = _read_file("--reference", reference) if reference is not None else None
+        text = _read_output(output)
+    except BadInput as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(Exit.BAD_INPUT) from exc
+    ctx = Context(goal, output=text, context=sources, reference=gold)
+    judgment = judge_sync(rubric_judge, ctx)
+    if as_json:
+        typer.echo(judgment.to_json(indent=2))
+    else:
+        render_rubric(Console(), output, judgment)
+    raise typer.Exit(exit_code(judgment.status))

@@ -1,0 +1,524 @@
+"""Acceptance criteria: yes/no questions about an output, decided on P(yes).
+
+A small model states "yes" badly but ranks yes against no well, so with token
+probabilities the decision is P(yes), renormalised over yes/no at the answer's token,
+against a threshold. Without them it is the model's answer and its stated confidence.
+"""
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import JsonValue
+
+from jurist.core import (
+    BaseJudge,
+    BooleanScore,
+    Check,
+    Context,
+    JudgeKind,
+    Judgment,
+    NumericScore,
+    Score,
+    Status,
+    Usage,
+    run_judge,
+)
+from jurist.judges._model import (
+    ModelRef,
+    model_error_judgment,
+    parameters,
+    request_for,
+    unreadable_judgment,
+)
+from jurist.judges._reading import Unreadable, _json_object, _stated_confidence
+from jurist.llm import Model, ModelError, Request, Response
+from jurist.llm._logprobs import field_probabilities
+from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
+
+YES_NO = ("yes", "no")
+NAME_LENGTH = 80
+# The reason is one short sentence: ~120 tokens hold one verdict with room to spare, and
+# each further verdict of a together-mode answer adds about as much.
+ONE_VERDICT_TOKENS = 120
+VERDICTS_KEY = "verdicts"
+
+
+def _criterion_text(value: object, argument: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{argument} must be a string, not {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        raise ValueError(f"{argument} is empty: a criterion needs a statement to check")
+    return text
+
+
+def _threshold(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"threshold must lie strictly between 0 and 1, not {value}")
+    return float(value)
+
+
+def short_name(text: str, limit: int = NAME_LENGTH) -> str:
+    """A criterion as a check name: its text, cut at a word boundary when long."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 3].rsplit(" ", 1)[0] or text[: limit - 3]
+    return cut.rstrip(" ,;:") + "..."
+
+
+def _verdict_properties(stated: bool) -> dict[str, JsonValue]:
+    # "answer" first: its probability is read before the reason can sway it.
+    properties: dict[str, JsonValue] = {
+        "answer": {"type": "string", "enum": list(YES_NO)},
+        "reason": {"type": "string"},
+    }
+    if stated:
+        properties["confidence"] = {"type": "number", "minimum": 0, "maximum": 1}
+    return properties
+
+
+def criterion_schema(*, stated: bool) -> dict[str, JsonValue]:
+    """The answer to one criterion: `{"answer", "reason"}`, plus `"confidence"` when the
+    model has no token probabilities to read."""
+    properties = _verdict_properties(stated)
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def criteria_schema(count: int, *, stated: bool) -> dict[str, JsonValue]:
+    """The answer to `count` criteria at once: `{"verdicts": [...]}` with exactly one
+    verdict per criterion, each naming its criterion's number (1-based).
+
+    An object around the array, not a bare array: providers' structured output wants an
+    object at the top."""
+    item: dict[str, JsonValue] = {
+        "criterion": {"type": "integer", "minimum": 1, "maximum": count},
+        **_verdict_properties(stated),
+    }
+    return {
+        "type": "object",
+        "properties": {
+            VERDICTS_KEY: {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": item,
+                    "required": list(item),
+                    "additionalProperties": False,
+                },
+                "minItems": count,
+                "maxItems": count,
+            }
+        },
+        "required": [VERDICTS_KEY],
+        "additionalProperties": False,
+    }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One criterion's answer: what the model said, why, and P(yes) when known."""
+
+    said_yes: bool
+    reason: str
+    p_yes: float | None
+    method: str  # "logprobs" or "stated"
+
+
+def read_verdict(
+    item: Mapping[str, Any], probabilities: Mapping[str, float] | None, where: str = ""
+) -> Verdict:
+    """A verdict from one answer object and, when read, the yes/no probabilities at its
+    "answer" token. Without probabilities, P(yes) comes from the stated confidence in the
+    stated answer (None when none was stated)."""
+    answer = item.get("answer")
+    said = answer.strip().lower() if isinstance(answer, str) else None
+    if said not in YES_NO:
+        raise Unreadable(f'{where}"answer" is {answer!r}, not "yes" or "no"')
+    said_yes = said == "yes"
+    reason = item.get("reason")
+    reason_text = reason.strip() if isinstance(reason, str) else ""
+    if probabilities is not None:
+        return Verdict(said_yes, reason_text, float(probabilities["yes"]), "logprobs")
+    try:
+        stated = _stated_confidence(item, "confidence")
+    except Unreadable as exc:
+        raise Unreadable(f"{where}{exc}") from exc
+    p_yes = None if stated is None else (stated if said_yes else 1.0 - stated)
+    return Verdict(said_yes, reason_text, p_yes, "stated")
+
+
+def _decision(verdict: Verdict, threshold: float) -> tuple[bool, Score, float | None]:
+    """PASS or not, the score, and the confidence in the side decided."""
+    if verdict.p_yes is None:
+        return verdict.said_yes, BooleanScore(verdict.said_yes), None
+    passed = verdict.p_yes >= threshold
+    confidence = verdict.p_yes if passed else 1.0 - verdict.p_yes
+    # A probability read from tokens is kept as the score, so calibration can rank by it.
+    score: Score = (
+        NumericScore(verdict.p_yes) if verdict.method == "logprobs" else BooleanScore(passed)
+    )
+    return passed, score, confidence
+
+
+def verdict_judgment(
+    verdict: Verdict,
+    criterion: str,
+    threshold: float,
+    *,
+    usage: Usage | None,
+    metadata: Mapping[str, Any],
+) -> Judgment:
+    passed, score, confidence = _decision(verdict, threshold)
+    return Judgment(
+        Status.PASS if passed else Status.FAIL,
+        score,
+        verdict.reason or f"the model answered {'yes' if verdict.said_yes else 'no'}",
+        confidence=confidence,
+        usage=usage,
+        metadata={
+            **metadata,
+            "criterion": criterion,
+            "answer": "yes" if verdict.said_yes else "no",
+            "p_yes": verdict.p_yes,
+            "method": verdict.method,
+            "threshold": threshold,
+        },
+    )
+
+
+def _with(judgment: Judgment, **extra: Any) -> Judgment:
+    return judgment.evolve(metadata={**judgment.metadata, **extra})
+
+
+def _render(
+    template: PromptTemplate, ctx: Context, **variables: Any
+) -> tuple[RenderedPrompt, RenderedPrompt]:
+    return template.render(ctx, **variables), PromptTemplate.named("system").render(ctx)
+
+
+async def judge_criterion(
+    ctx: Context,
+    criterion: str,
+    model_ref: ModelRef,
+    *,
+    threshold: float,
+    judge: str,
+    max_tokens: int = ONE_VERDICT_TOKENS,
+) -> Judgment:
+    """One criterion, one call: PASS when P(yes) reaches `threshold`."""
+    try:
+        model = model_ref.get()
+    except ModelError as exc:
+        return _with(model_error_judgment(exc, judge=judge, prompt=None), criterion=criterion)
+    stated = not model.capabilities.logprobs
+    template = PromptTemplate.named("criterion")
+    try:
+        prompt, system = _render(template, ctx, criterion=criterion, stated_confidence=stated)
+    except PromptError as exc:
+        return Judgment.error(
+            str(exc), exc, metadata={"judge": judge, "cause": "prompt", "criterion": criterion}
+        )
+    request = request_for(
+        prompt,
+        model,
+        system=system,
+        json_schema=criterion_schema(stated=stated),
+        wants_logprobs=True,
+        max_tokens=max_tokens,
+    )
+    try:
+        response = await model.complete(request)
+    except ModelError as exc:
+        return _with(model_error_judgment(exc, judge=judge, prompt=prompt), criterion=criterion)
+    try:
+        answer = _json_object(response)
+        found = field_probabilities(response.logprobs, "answer", YES_NO)
+        verdict = read_verdict(answer, found[0] if found else None)
+    except Unreadable as exc:
+        failed = unreadable_judgment(exc, judge=judge, response=response, prompt=prompt)
+        return _with(failed, criterion=criterion)
+    return verdict_judgment(
+        verdict,
+        criterion,
+        threshold,
+        usage=response.usage,
+        metadata=_call_metadata(judge, template, prompt, model, request),
+    )
+
+
+def _call_metadata(
+    judge: str, template: PromptTemplate, prompt: RenderedPrompt, model: Model, request: Request
+) -> dict[str, Any]:
+    return {
+        "judge": judge,
+        "template": template.name,
+        "prompt_sha256": prompt.sha256,
+        "model": model.name,
+        "parameters": parameters(request),
+    }
+
+
+class CriterionJudge(BaseJudge):
+    """Does the output meet one acceptance criterion? Asks the model yes or no.
+
+    With token probabilities, PASS when P(yes) (renormalised over yes/no) reaches
+    `threshold`; the score is P(yes) and the confidence is the probability of the side
+    decided. Without them, the model's answer and stated confidence decide. A model failure
+    is ERROR with its kind as cause, an unreadable answer ERROR with cause "unparseable".
+    """
+
+    kind = JudgeKind.MODEL
+
+    def __init__(
+        self,
+        criterion: str,
+        model: Model | str | None = None,
+        *,
+        threshold: float = 0.5,
+        name: str | None = None,
+        description: str = "",
+    ) -> None:
+        super().__init__(name, description)
+        self.criterion = _criterion_text(criterion, "criterion")
+        self.threshold = _threshold(threshold)
+        self.model = ModelRef(model)
+
+    async def judge(self, ctx: Context) -> Judgment:
+        return await judge_criterion(
+            ctx, self.criterion, self.model, threshold=self.threshold, judge=self.name
+        )
+
+
+class CriteriaJudge(BaseJudge):
+    """Does the output meet every acceptance criterion? One check per criterion.
+
+    By default each criterion is its own call, all in flight together (the model layer
+    bounds how many run at once, and they share the prompt up to the criterion). With
+    `together=True` one call answers them all as a JSON array. Any criterion failed makes
+    FAIL; otherwise any criterion that could not be judged makes ERROR; otherwise PASS.
+    The score is the fraction of criteria met.
+    """
+
+    kind = JudgeKind.MODEL
+
+    def __init__(
+        self,
+        criteria: Sequence[str],
+        model: Model | str | None = None,
+        *,
+        threshold: float = 0.5,
+        together: bool = False,
+        name: str | None = None,
+        description: str = "",
+    ) -> None:
+        super().__init__(name, description)
+        if isinstance(criteria, str):
+            raise ValueError("criteria must be a list of criteria, not one string")
+        texts = [_criterion_text(c, f"criteria[{i}]") for i, c in enumerate(criteria)]
+        if not texts:
+            raise ValueError("criteria is empty: give at least one criterion")
+        for index, text in enumerate(texts):
+            if text in texts[:index]:
+                raise ValueError(
+                    f"criteria[{index}] repeats criteria[{texts.index(text)}]: {text!r}"
+                )
+        self.criteria = tuple(texts)
+        self.threshold = _threshold(threshold)
+        self.together = together
+        self.model = ModelRef(model)
+        self.judges = tuple(
+            CriterionJudge(text, threshold=self.threshold, name=self.name) for text in texts
+        )
+        for judge in self.judges:
+            # One lazy reference for all: the model is resolved once, on first use.
+            judge.model = self.model
+
+    async def judge(self, ctx: Context) -> Judgment:
+        if self.together:
+            return await self._together(ctx)
+        return await self._separate(ctx)
+
+    async def _separate(self, ctx: Context) -> Judgment:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_judge(judge, ctx)) for judge in self.judges]
+        results = [task.result() for task in tasks]
+        first_call = next((r.metadata for r in results if "model" in r.metadata), {})
+        extra = {key: first_call[key] for key in ("model", "parameters") if key in first_call}
+        return self._aggregate(
+            results, Usage.total(r.usage for r in results), {"template": "criterion", **extra}
+        )
+
+    async def _together(self, ctx: Context) -> Judgment:
+        count = len(self.criteria)
+        try:
+            model = self.model.get()
+        except ModelError as exc:
+            return self._all_errored(model_error_judgment(exc, judge=self.name, prompt=None), {})
+        stated = not model.capabilities.logprobs
+        template = PromptTemplate.named("criteria")
+        try:
+            prompt, system = _render(
+                template, ctx, criteria=list(self.criteria), stated_confidence=stated
+            )
+        except PromptError as exc:
+            failed = Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            return self._all_errored(failed, {})
+        request = request_for(
+            prompt,
+            model,
+            system=system,
+            json_schema=criteria_schema(count, stated=stated),
+            wants_logprobs=True,
+            max_tokens=ONE_VERDICT_TOKENS * count + 40,
+        )
+        call = _call_metadata(self.name, template, prompt, model, request)
+        try:
+            response = await model.complete(request)
+        except ModelError as exc:
+            failed = model_error_judgment(exc, judge=self.name, prompt=prompt)
+            return self._all_errored(failed, call)
+        try:
+            verdicts = read_verdicts(response, count)
+        except Unreadable as exc:
+            failed = unreadable_judgment(exc, judge=self.name, response=response, prompt=prompt)
+            return self._all_errored(failed, call)
+        results = [
+            verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call)
+            for verdict, criterion in zip(verdicts, self.criteria, strict=True)
+        ]
+        return self._aggregate(results, response.usage, call)
+
+    def _all_errored(self, failed: Judgment, call: Mapping[str, Any]) -> Judgment:
+        """The one call for every criterion failed: each criterion errored with its cause."""
+        each = [failed.evolve(usage=None) for _ in self.criteria]
+        return self._aggregate(each, failed.usage, {**call, **failed.metadata})
+
+    def _aggregate(
+        self, results: Sequence[Judgment], usage: Usage | None, extra: Mapping[str, Any]
+    ) -> Judgment:
+        passed = [c for c, r in zip(self.criteria, results, strict=True) if r.status is Status.PASS]
+        failed = [c for c, r in zip(self.criteria, results, strict=True) if r.status is Status.FAIL]
+        errored = [
+            c
+            for c, r in zip(self.criteria, results, strict=True)
+            if r.status not in (Status.PASS, Status.FAIL)
+        ]
+        checks = [_check(c, r) for c, r in zip(self.criteria, results, strict=True)]
+        confidences = [r.confidence for r in results if r.confidence is not None]
+        metadata: dict[str, Any] = {
+            **extra,
+            "judge": self.name,
+            "mode": "together" if self.together else "separate",
+            "threshold": self.threshold,
+            "passed_criteria": passed,
+            "failed_criteria": failed,
+            "errored_criteria": errored,
+            "criteria": [_summary(c, r) for c, r in zip(self.criteria, results, strict=True)],
+        }
+        for key in ("cause", "error", "answer", "criterion"):
+            metadata.pop(key, None)
+        total = len(self.criteria)
+        confidence = sum(confidences) / len(confidences) if confidences else None
+        if failed:
+            reasons = "; ".join(
+                f"{short_name(c)}: {r.reasoning}"
+                for c, r in zip(self.criteria, results, strict=True)
+                if r.status is Status.FAIL
+            )
+            return Judgment(
+                Status.FAIL,
+                NumericScore(len(passed) / total),
+                f"{len(failed)} of {total} criteria not met: {reasons}",
+                tuple(checks),
+                confidence=confidence,
+                usage=usage,
+                metadata=metadata,
+            )
+        if errored:
+            causes = {
+                c: str(r.metadata.get("cause", r.status.value))
+                for c, r in zip(self.criteria, results, strict=True)
+                if c in errored
+            }
+            distinct = sorted(set(causes.values()))
+            metadata["cause"] = distinct[0] if len(distinct) == 1 else "mixed"
+            metadata["causes"] = causes
+            first = next(r for c, r in zip(self.criteria, results, strict=True) if c in errored)
+            if first.error_info is not None:
+                metadata["error"] = dict(first.error_info)
+            if first.metadata.get("cause") == "unparseable" and "answer" in first.metadata:
+                metadata["answer"] = first.metadata["answer"]
+            return Judgment.error(
+                f"{len(errored)} of {total} criteria could not be judged "
+                f"({', '.join(distinct)}): {first.reasoning}",
+                checks=checks,
+                usage=usage,
+                metadata=metadata,
+            )
+        return Judgment(
+            Status.PASS,
+            NumericScore(1.0),
+            f"all {total} criteria met",
+            tuple(checks),
+            confidence=confidence,
+            usage=usage,
+            metadata=metadata,
+        )
+
+
+def read_verdicts(response: Response, count: int) -> list[Verdict]:
+    """The verdicts of a together-mode answer, in the order of the criteria.
+
+    Exactly one verdict per criterion number 1..count; a missing, repeated or unknown
+    number is unreadable. P(yes) of the k-th verdict written is read at the k-th "answer"
+    token; if the answer's tokens do not show one "answer" per verdict, the stated answers
+    are used instead.
+    """
+    answer = _json_object(response)
+    items = answer.get(VERDICTS_KEY)
+    if not isinstance(items, list):
+        raise Unreadable(f"the answer has no {VERDICTS_KEY!r} array")
+    if len(items) != count:
+        raise Unreadable(f"the answer holds {len(items)} verdicts for {count} criteria")
+    found = field_probabilities(response.logprobs, "answer", YES_NO)
+    aligned = len(found) == count
+    by_number: dict[int, Verdict] = {}
+    for position, item in enumerate(items):
+        where = f"verdict {position + 1}: "
+        if not isinstance(item, Mapping):
+            raise Unreadable(f"{where}a {type(item).__name__}, not an object")
+        number = item.get("criterion")
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+            raise Unreadable(f'{where}"criterion" is {number!r}, not a number 1..{count}')
+        if number in by_number:
+            raise Unreadable(f"{where}criterion {number} has a second verdict")
+        by_number[number] = read_verdict(item, found[position] if aligned else None, where)
+    return [by_number[number] for number in range(1, count + 1)]
+
+
+def _check(criterion: str, result: Judgment) -> Check:
+    if result.status in (Status.PASS, Status.FAIL):
+        p_yes = result.metadata.get("p_yes")
+        shown = f" (P(yes) = {p_yes:.2f})" if isinstance(p_yes, float) else ""
+        answer = "yes" if result.passed else "no"
+        return Check(short_name(criterion), result.passed, f"{answer}{shown}: {result.reasoning}")
+    return Check(short_name(criterion), False, f"{result.status.value}: {result.reasoning}")
+
+
+def _summary(criterion: str, result: Judgment) -> dict[str, Any]:
+    return {
+        "criterion": criterion,
+        "status": result.status.value,
+        "p_yes": result.metadata.get("p_yes"),
+        "confidence": result.confidence,
+        "method": result.metadata.get("method"),
+        "reason": result.reasoning,
+        **({"cause": result.metadata["cause"]} if "cause" in result.metadata else {}),
+    }

@@ -1,0 +1,321 @@
+"""RubricJudge: G-Eval over a rubric, one call per criterion, probability-weighted scores."""
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import JsonValue
+
+from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
+from jurist.judges._model import (
+    ModelRef,
+    model_error_judgment,
+    parameters,
+    request_for,
+    unreadable_judgment,
+)
+from jurist.judges._reading import ScoreClassifier, Unreadable, json_object
+from jurist.judges._rubric_result import CriterionResult, RubricResult, TokensUsed
+from jurist.llm import Model, ModelError
+from jurist.prompts import PromptError, PromptTemplate
+from jurist.rubrics import Rubric, RubricCriterion, RubricExample, get_rubric
+
+_SCALE = (1, 5)
+
+
+@dataclass(frozen=True)
+class _Scored:
+    result: CriterionResult
+    usage: Usage
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Failed:
+    criterion: str
+    judgment: Judgment
+
+
+class RubricJudge(BaseJudge):
+    """Scores an output on each criterion of a rubric, G-Eval style, and aggregates.
+
+    Per criterion, one call: the output (with its sources, task and reference) first, then
+    the criterion, its evaluation steps, its five anchors and its scored examples; the model
+    writes its reasoning and then the score (QV-01). With token probabilities the score is
+    the expected value over 1..5 (QV-02 keeps the rounded integer). Criteria run
+    concurrently and share the prompt prefix.
+
+    The overall score is the weighted mean of the criteria's expected scores (QV-08). The
+    judgment PASSes when the overall score reaches the pass score and no essential criterion
+    fell below its minimum; an essential failure FAILs it whatever the overall score (QV-09).
+    Any criterion whose model call fails or whose answer cannot be read makes the judgment
+    ERROR, with the criteria that did score kept in metadata.
+    """
+
+    kind = JudgeKind.MODEL
+
+    def __init__(
+        self,
+        rubric: Rubric | str | Path,
+        model: Model | str | None = None,
+        *,
+        criteria: Sequence[str] | None = None,
+        pass_score: float | None = None,
+        examples: Mapping[str, Sequence[RubricExample]] | None = None,
+        template: PromptTemplate | str | Path = "rubric_criterion",
+        name: str | None = None,
+        max_tokens: int = 320,
+        temperature: float | None = None,
+    ) -> None:
+        self.rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
+        if criteria is not None:
+            self.rubric = self.rubric.only(*criteria)
+        super().__init__(name or f"rubric:{self.rubric.id}", self.rubric.description)
+        if pass_score is not None and not _SCALE[0] <= pass_score <= _SCALE[1]:
+            raise ValueError(f"pass_score {pass_score} is outside 1..5")
+        self.pass_score = self.rubric.pass_score if pass_score is None else pass_score
+        extra = dict(examples or {})
+        unknown = set(extra) - {c.name for c in self.rubric.criteria}
+        if unknown:
+            raise ValueError(f"examples name criteria the rubric lacks: {sorted(unknown)}")
+        self.examples = extra
+        self.model = ModelRef(model)
+        self.template = PromptTemplate.of(template)
+        self.system = PromptTemplate.named("system")
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+
+    def examples_for(self, criterion: RubricCriterion) -> list[RubricExample]:
+        """The criterion's own examples, then those given to the judge (QV-07)."""
+        return [*criterion.examples, *self.examples.get(criterion.name, ())]
+
+    async def judge(self, ctx: Context) -> Judgment:
+        started = time.perf_counter()
+        try:
+            model = self.model.get()
+        except ModelError as exc:
+            return model_error_judgment(exc, judge=self.name, prompt=None)
+        async with asyncio.TaskGroup() as group:
+            tasks = [
+                group.create_task(self._criterion(ctx, model, criterion))
+                for criterion in self.rubric.criteria
+            ]
+        outcomes = [task.result() for task in tasks]
+        elapsed_ms = int((time.perf_counter() - started) * 1000)
+        usage = Usage.total(
+            o.usage if isinstance(o, _Scored) else o.judgment.usage for o in outcomes
+        )
+        successes = [o for o in outcomes if isinstance(o, _Scored)]
+        scored = [o.result for o in successes]
+        failed = [o for o in outcomes if isinstance(o, _Failed)]
+        if failed:
+            return self._error(failed, scored, usage)
+        called = successes[0].parameters
+        result = self._aggregate(scored, usage, model.name, elapsed_ms, called)
+        return self._judgment(result, usage, called)
+
+    async def _criterion(
+        self, ctx: Context, model: Model, criterion: RubricCriterion
+    ) -> "_Scored | _Failed":
+        stated = not model.capabilities.logprobs
+        try:
+            prompt = self.template.render(
+                ctx,
+                criterion=criterion,
+                examples=self.examples_for(criterion),
+                stated_confidence=stated,
+            )
+            system = self.system.render(ctx)
+        except PromptError as exc:
+            error = Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            return _Failed(criterion.name, error)
+        classifier = ScoreClassifier(1, 5, criterion.threshold)
+        schema = _schema(stated)
+        try:
+            request = request_for(
+                prompt,
+                model,
+                system=system,
+                json_schema=schema,
+                wants_logprobs=True,
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+            )
+            response = await model.complete(request)
+        except ModelError as exc:
+            return _Failed(
+                criterion.name, model_error_judgment(exc, judge=self.name, prompt=prompt)
+            )
+        try:
+            reading = classifier.read(response)
+            answer = json_object(response)
+            reasoning = _reasoning(answer)
+            confidence = reading.confidence
+            if reading.method == "stated":
+                confidence = _stated_confidence(answer)
+        except Unreadable as exc:
+            return _Failed(
+                criterion.name,
+                unreadable_judgment(exc, judge=self.name, response=response, prompt=prompt),
+            )
+        assert isinstance(reading.score, NumericScore)
+        expected = reading.score.value
+        distribution = reading.details.get("distribution")
+        result = CriterionResult(
+            criterion_name=criterion.name,
+            score=_rounded(expected),
+            expected_score=expected,
+            confidence=confidence,
+            reasoning=reasoning,
+            is_essential=criterion.essential,
+            passed_threshold=expected >= criterion.threshold,
+            weight=criterion.weight,
+            threshold=criterion.threshold,
+            method=reading.method,
+            distribution=dict(distribution) if distribution is not None else None,
+            prompt_sha256=prompt.sha256,
+            reasoning_first=_reasoning_first(response.text),
+        )
+        return _Scored(result, response.usage, parameters(request))
+
+    def _aggregate(
+        self,
+        scored: list[CriterionResult],
+        usage: Usage | None,
+        model: str,
+        elapsed_ms: int,
+        called: dict[str, Any],
+    ) -> RubricResult:
+        total_weight = sum(r.weight for r in scored)
+        overall = sum(r.weight * r.expected_score for r in scored) / total_weight
+        essential_failed = any(
+            r.is_essential
+            and r.expected_score < self.rubric.criterion(r.criterion_name).essential_minimum
+            for r in scored
+        )
+        return RubricResult(
+            rubric_id=self.rubric.id,
+            passed=overall >= self.pass_score and not essential_failed,
+            overall_score=overall,
+            normalized_score=(overall - _SCALE[0]) / (_SCALE[1] - _SCALE[0]),
+            essential_failed=essential_failed,
+            criteria_results=tuple(scored),
+            evaluation_time_ms=elapsed_ms,
+            tokens_used=TokensUsed(
+                input=usage.input_tokens if usage else 0,
+                output=usage.output_tokens if usage else 0,
+            ),
+            llm_model=(usage.model if usage and usage.model else model),
+            temperature=called["temperature"],
+        )
+
+    def _judgment(
+        self, result: RubricResult, usage: Usage | None, called: dict[str, Any]
+    ) -> Judgment:
+        checks = [
+            Check(
+                r.criterion_name,
+                r.passed_threshold,
+                f"{r.score}/5 (expected {r.expected_score:.2f}"
+                + (f", confidence {r.confidence:.2f}" if r.confidence is not None else "")
+                + f"): {r.reasoning}",
+            )
+            for r in result.criteria_results
+        ]
+        parts = ", ".join(
+            f"{r.criterion_name} {r.expected_score:.2f}" for r in result.criteria_results
+        )
+        reasoning = f"overall {result.overall_score:.2f}/5 (pass at {self.pass_score:g}): {parts}"
+        essentials = [
+            r.criterion_name
+            for r in result.criteria_results
+            if r.is_essential
+            and r.expected_score < self.rubric.criterion(r.criterion_name).essential_minimum
+        ]
+        if essentials:
+            reasoning += f"; essential criteria below their minimum: {', '.join(essentials)}"
+        confidences = [(r.weight, r.confidence) for r in result.criteria_results]
+        known = [(w, c) for w, c in confidences if c is not None]
+        confidence = sum(w * c for w, c in known) / sum(w for w, _ in known) if known else None
+        return Judgment(
+            Status.PASS if result.passed else Status.FAIL,
+            NumericScore(result.overall_score, *_SCALE),
+            reasoning,
+            tuple(checks),
+            confidence=confidence,
+            usage=usage,
+            metadata={
+                "judge": self.name,
+                "rubric": self.rubric.id,
+                "template": self.template.name,
+                "model": result.llm_model,
+                "parameters": called,
+                "methods": sorted({r.method for r in result.criteria_results}),
+                "rubric_result": result.model_dump(mode="json"),
+            },
+        )
+
+    def _error(
+        self, failed: list[_Failed], scored: list[CriterionResult], usage: Usage | None
+    ) -> Judgment:
+        causes = {f.criterion: f.judgment.metadata.get("cause", "error") for f in failed}
+        first = failed[0].judgment
+        reason = f"criterion {failed[0].criterion!r}: {first.reasoning}"
+        if len(failed) > 1:
+            reason += f" (and {len(failed) - 1} more criteria failed to score)"
+        return Judgment.error(
+            reason,
+            checks=[Check(f.criterion, False, f.judgment.reasoning) for f in failed],
+            usage=usage,
+            metadata={
+                "judge": self.name,
+                "rubric": self.rubric.id,
+                "cause": first.metadata.get("cause", "error"),
+                "causes": causes,
+                "error": first.error_info,
+                "scored": [r.model_dump(mode="json") for r in scored],
+            },
+        )
+
+
+def _schema(stated: bool) -> dict[str, JsonValue]:
+    # Reasoning comes first so the score is written after it (QV-01).
+    properties: dict[str, JsonValue] = {
+        "reasoning": {"type": "string"},
+        "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+    }
+    if stated:
+        properties["confidence"] = {"type": "number", "minimum": 0, "maximum": 1}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _rounded(value: float) -> int:
+    # Half up, not Python's banker's rounding: 2.5 is a 3.
+    return min(5, max(1, int(value + 0.5)))
+
+
+def _reasoning(answer: Mapping[str, Any]) -> str:
+    reasoning = answer.get("reasoning")
+    if isinstance(reasoning, str) and reasoning.strip():
+        return reasoning.strip()
+    raise Unreadable("the answer has no reasoning before its score (QV-01, QV-06)")
+
+
+def _reasoning_first(text: str) -> bool:
+    reasoning, score = text.find('"reasoning"'), text.find('"score"')
+    return 0 <= reasoning < score
+
+
+def _stated_confidence(answer: Mapping[str, Any]) -> float:
+    value = answer.get("confidence")
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
+    raise Unreadable(f"the answer's confidence {value!r} is not a number in 0..1 (QV-05)")
