@@ -1,8 +1,8 @@
 """Fakes for the middleware tests: a model that follows a script, and a clock that never waits."""
 
 import asyncio
-import math
 import inspect
+import math
 from collections.abc import Awaitable, Callable, Iterable
 
 from jurist.core import Usage

@@ -3,6 +3,7 @@ path, together mode, how errors and failures combine, concurrency and usage."""
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 
 import pytest
@@ -216,6 +217,11 @@ async def test_separate_mode_shares_the_prompt_up_to_the_criterion():
     first, second = (r.messages[-1].content for r in model.requests)
     assert first.rsplit("Criterion: ", 1)[0] == second.rsplit("Criterion: ", 1)[0]
     assert model.requests[0].messages[0] == model.requests[1].messages[0]
+    # Each criterion's row records the hash of the prompt that asked it.
+    by_criterion_prompt = {criterion_of(r): r.messages[-1].content for r in model.requests}
+    for row in result.metadata["criteria"]:
+        sent = by_criterion_prompt[row["criterion"]]
+        assert row["prompt_sha256"] == hashlib.sha256(sent.encode()).hexdigest()
 
 
 async def test_separate_calls_are_in_flight_together():

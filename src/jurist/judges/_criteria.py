@@ -520,5 +520,9 @@ def _summary(criterion: str, result: Judgment) -> dict[str, Any]:
         "confidence": result.confidence,
         "method": result.metadata.get("method"),
         "reason": result.reasoning,
-        **({"cause": result.metadata["cause"]} if "cause" in result.metadata else {}),
+        **{
+            key: result.metadata[key]
+            for key in ("cause", "prompt_sha256")
+            if key in result.metadata
+        },
     }

@@ -24,6 +24,7 @@ from jurist.prompts import PromptError, PromptTemplate
 from jurist.rubrics import Rubric, RubricCriterion, RubricExample, get_rubric
 
 _SCALE = (1, 5)
+REASONING_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class RubricJudge(BaseJudge):
         examples: Mapping[str, Sequence[RubricExample]] | None = None,
         template: PromptTemplate | str | Path = "rubric_criterion",
         name: str | None = None,
-        max_tokens: int = 320,
+        max_tokens: int = 256,
         temperature: float | None = None,
     ) -> None:
         self.rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
@@ -284,7 +285,8 @@ class RubricJudge(BaseJudge):
 def _schema(stated: bool) -> dict[str, JsonValue]:
     # Reasoning comes first so the score is written after it (QV-01).
     properties: dict[str, JsonValue] = {
-        "reasoning": {"type": "string"},
+        # Bounded, so a small local model cannot spend minutes on its analysis.
+        "reasoning": {"type": "string", "minLength": 1, "maxLength": REASONING_CHARS},
         "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
     }
     if stated:

@@ -1,0 +1,56 @@
+"""The G-Eval rubric judge on the default embedded model: structure, and a good summary
+scored above a bad one."""
+
+import pytest
+
+from jurist import Context, Status
+from jurist.judges import RubricJudge, RubricResult
+from jurist.llm import get_model
+from jurist.settings import Settings
+
+ARTICLE = (
+    "The city council of Millbrook voted 7 to 2 on Tuesday to build a public library on the "
+    "site of the old train station. Construction will start in March and is expected to cost "
+    "4 million dollars, paid for by a state grant. Mayor Ana Ruiz said the library will open "
+    "in 2027 and will include a children's reading room."
+)
+GOOD = (
+    "Millbrook's council voted 7-2 on Tuesday to build a library on the old train station "
+    "site. The 4 million dollar project, funded by a state grant, starts in March and should "
+    "open in 2027."
+)
+BAD = (
+    "Millbrook council rejected the library by 9 votes, it will cost 40 million dollar paid "
+    "by tax and mayor say the train station stay open forever and no children room."
+)
+
+
+@pytest.fixture(scope="module")
+def judge():
+    settings = Settings(JURIST_MODELS_DIR=str(Settings().models_dir), JURIST_CACHE="0")
+    model = get_model("local:qwen2.5-1.5b", settings=settings)
+    return RubricJudge("summarization", model, criteria=["consistency", "fluency"])
+
+
+async def test_a_faithful_summary_scores_above_a_wrong_one(judge):
+    good = await judge.judge(Context("Summarise the article.", output=GOOD, context=ARTICLE))
+    bad = await judge.judge(Context("Summarise the article.", output=BAD, context=ARTICLE))
+    for judgment in (good, bad):
+        assert judgment.status in (Status.PASS, Status.FAIL), judgment.reasoning
+        result = RubricResult.from_judgment(judgment)
+        assert [c.criterion_name for c in result.criteria_results] == ["consistency", "fluency"]
+        for criterion in result.criteria_results:
+            assert criterion.method == "logprobs"
+            assert criterion.score in range(1, 6)
+            assert criterion.distribution is not None
+            assert sum(criterion.distribution.values()) == pytest.approx(1.0)
+            assert criterion.reasoning
+            assert criterion.reasoning_first
+        assert result.temperature == 0.0
+        assert result.tokens_used.input > 0
+    good_result, bad_result = RubricResult.from_judgment(good), RubricResult.from_judgment(bad)
+    assert good_result.overall_score > bad_result.overall_score
+    good_consistency, bad_consistency = (
+        r.criteria_results[0].expected_score for r in (good_result, bad_result)
+    )
+    assert good_consistency > bad_consistency
