@@ -21,6 +21,7 @@ from jurist.judges._reading import (
 from jurist.judges._research import (
     Action,
     Decision,
+    Refinement,
     ResearchVerdict,
     ResearchVerdictJudge,
     decide,
@@ -53,6 +54,7 @@ __all__ = [
     "PairwiseJudge",
     "ProbabilityClassifier",
     "Reading",
+    "Refinement",
     "RegexJudge",
     "ResearchVerdict",
     "ResearchVerdictJudge",

@@ -32,7 +32,7 @@ from jurist.judges._model import (
     request_for,
     unreadable_judgment,
 )
-from jurist.judges._reading import Unreadable, _json_object, _stated_confidence
+from jurist.judges._reading import Unreadable, json_object, stated_confidence
 from jurist.llm import Model, ModelError, Request, Response
 from jurist.llm._logprobs import field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
@@ -147,7 +147,7 @@ def read_verdict(
     if probabilities is not None:
         return Verdict(said_yes, reason_text, float(probabilities["yes"]), "logprobs")
     try:
-        stated = _stated_confidence(item, "confidence")
+        stated = stated_confidence(item, "confidence")
     except Unreadable as exc:
         raise Unreadable(f"{where}{exc}") from exc
     p_yes = None if stated is None else (stated if said_yes else 1.0 - stated)
@@ -238,7 +238,7 @@ async def judge_criterion(
     except ModelError as exc:
         return _with(model_error_judgment(exc, judge=judge, prompt=prompt), criterion=criterion)
     try:
-        answer = _json_object(response)
+        answer = json_object(response)
         found = field_probabilities(response.logprobs, "answer", YES_NO)
         verdict = read_verdict(answer, found[0] if found else None)
     except Unreadable as exc:
@@ -481,7 +481,7 @@ def read_verdicts(response: Response, count: int) -> list[Verdict]:
     token; if the answer's tokens do not show one "answer" per verdict, the stated answers
     are used instead.
     """
-    answer = _json_object(response)
+    answer = json_object(response)
     items = answer.get(VERDICTS_KEY)
     if not isinstance(items, list):
         raise Unreadable(f"the answer has no {VERDICTS_KEY!r} array")

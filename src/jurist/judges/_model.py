@@ -50,15 +50,17 @@ def request_for(
     the prompt cache keeps it), reproducible parameters, probabilities when the model has
     them and the reading can use them."""
     logprobs = wants_logprobs and model.capabilities.logprobs
+    settings = get_settings()
     return Request.of(
         prompt.text,
         system=system.text if system is not None else None,
-        temperature=get_settings().temperature if temperature is None else temperature,
+        temperature=settings.temperature if temperature is None else temperature,
         seed=0,
         max_tokens=max_tokens,
         json_schema=json_schema,
         logprobs=logprobs,
         top_logprobs=min(TOP_LOGPROBS, model.capabilities.max_top_logprobs) if logprobs else 0,
+        timeout_s=settings.timeout_s,
     )
 
 

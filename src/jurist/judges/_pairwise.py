@@ -23,7 +23,7 @@ from jurist.judges._model import (
     request_for,
     unreadable_judgment,
 )
-from jurist.judges._reading import Unreadable, _json_object
+from jurist.judges._reading import Unreadable, json_object
 from jurist.llm import Model, ModelError, Request, Response
 from jurist.llm._logprobs import field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
@@ -113,7 +113,7 @@ def _read(order: _Order, response: Response) -> _OrderReading:
     reason = ""
     problem = ""
     try:
-        answer = _json_object(response)
+        answer = json_object(response)
     except Unreadable as exc:
         problem = str(exc)
     else:

@@ -135,7 +135,7 @@ def json_object(response: Response) -> Mapping[str, Any]:
     return value
 
 
-def _stated_confidence(answer: Mapping[str, Any], key: str | None) -> float | None:
+def stated_confidence(answer: Mapping[str, Any], key: str | None) -> float | None:
     if key is None or key not in answer:
         return None
     value = answer[key]
@@ -219,7 +219,7 @@ class JsonFieldClassifier:
         return Reading(
             Status.PASS if stated else Status.FAIL,
             BooleanScore(stated),
-            confidence=_stated_confidence(answer, self.confidence_field),
+            confidence=stated_confidence(answer, self.confidence_field),
             reasoning=reasoning,
             method="stated",
         )
@@ -438,6 +438,3 @@ class ProbabilityClassifier:
 
 def categorical(value: str, allowed: Sequence[str]) -> CategoricalScore:
     return CategoricalScore(value, tuple(allowed))
-
-
-_json_object = json_object  # TODO(session): remove once the judges import json_object

@@ -37,7 +37,7 @@ from jurist.judges._model import (
     request_for,
     unreadable_judgment,
 )
-from jurist.judges._reading import Unreadable, _json_object, words
+from jurist.judges._reading import Unreadable, json_object, words
 from jurist.llm import Model, ModelError, Response
 from jurist.llm._logprobs import field_probabilities
 from jurist.prompts import PromptError, PromptTemplate
@@ -69,8 +69,8 @@ VerdictLabel = Literal["PASS", "NEEDS_REFINEMENT", "INSUFFICIENT"]
 _MAX_TOKENS = 400
 # Bounds on the free-text fields: a small model left to itself writes a paragraph of hint,
 # which costs a minute of generation on two cores and can outrun the token limit.
-_REASONING_CHARS = 400
-_HINT_CHARS = 300
+_REASONING_CHARS = 240
+_HINT_CHARS = 200
 
 # What a researcher is told to do about each weak signal when the model gave no hint.
 # Fixed phrases: data, not a prompt.
@@ -162,7 +162,7 @@ class _Answer:
 def _read(response: Response) -> _Answer:
     """The signals and verdict of an answer: from token probabilities where the answer has
     them (the most probable label of each field), else as stated."""
-    answer = _json_object(response)
+    answer = json_object(response)
     fields = {**SIGNALS, "verdict": VERDICTS}
     stated: dict[str, str] = {}
     for field, labels in fields.items():

@@ -156,7 +156,7 @@ class RubricJudge(BaseJudge):
             reasoning = _reasoning(answer)
             confidence = reading.confidence
             if reading.method == "stated":
-                confidence = _stated_confidence(answer)
+                confidence = _confidence_of(answer)
         except Unreadable as exc:
             return _Failed(
                 criterion.name,
@@ -316,7 +316,7 @@ def _reasoning_first(text: str) -> bool:
     return 0 <= reasoning < score
 
 
-def _stated_confidence(answer: Mapping[str, Any]) -> float:
+def _confidence_of(answer: Mapping[str, Any]) -> float:
     value = answer.get("confidence")
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
         return float(value)
