@@ -4,6 +4,7 @@ PYTHON ?= python3
 UV := $(PYTHON) -m uv
 export UV_PYTHON_DOWNLOADS := never
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
+EXAMPLE_JUDGE := --rubric summarization --source examples/article.txt --goal 'Summarise the article.'
 
 .PHONY: demo test lint uv
 
@@ -18,6 +19,8 @@ demo: uv
 	@$(UV) run --frozen --no-dev --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
 	@echo; echo "== jurist check examples/bad-answer.json $(EXAMPLE_CHECK)   (exit 1: FAIL)"
 	@$(UV) run --frozen --no-dev --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
+	@echo; echo "== jurist judge examples/summary.txt $(EXAMPLE_JUDGE)   (the embedded model, ~40 s)"
+	@$(UV) run --frozen --no-dev --inexact jurist judge examples/summary.txt $(EXAMPLE_JUDGE) || [ $$? -eq 1 ]
 
 lint: uv
 	$(UV) sync --frozen --all-extras --quiet

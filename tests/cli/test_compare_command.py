@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from jurist.cli import app
 from jurist.core import Judgment, Status
 from jurist.llm import ErrorKind, ModelError, Request, Response
-from scripted import LOGPROB_CAPABILITIES, ScriptedModel, with_logprobs
+from scripted import with_logprobs
 
 INSTRUCTION = "What is the capital of Australia?"
 GOOD = "The capital of Australia is Canberra."
@@ -34,25 +34,6 @@ def prefers(text: str, p: float = 0.9):
         return choose(p if text in first else 1 - p)
 
     return step
-
-
-@pytest.fixture
-def use_model(monkeypatch):
-    """Every model the command asks for is this scripted one; returns it for inspection."""
-    specs: list[str | None] = []
-
-    def install(*script) -> ScriptedModel:
-        model = ScriptedModel("test:judge", script, capabilities=LOGPROB_CAPABILITIES)
-        model.specs = specs  # type: ignore[attr-defined]
-
-        def get_model(spec=None):
-            specs.append(spec)
-            return model
-
-        monkeypatch.setattr("jurist.judges._model.get_model", get_model)
-        return model
-
-    return install
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from jurist.cli import app
 from jurist.core import Judgment, Status
 from jurist.llm import ErrorKind, ModelError, Request, Response
-from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
+from scripted import answer, with_logprobs
 
 REFUND = "The answer states that the refund window is 30 days"
 POLITE = "The answer is polite"
@@ -28,18 +28,6 @@ def by_criterion(answers: dict[str, Response]):
         return answers[request.messages[-1].content.rstrip().rsplit("Criterion: ", 1)[1]]
 
     return step
-
-
-@pytest.fixture
-def use_model(monkeypatch):
-    """Every model the command asks for is this scripted one; returns it for inspection."""
-
-    def install(*script) -> ScriptedModel:
-        model = ScriptedModel("test:judge", script, capabilities=LOGPROB_CAPABILITIES)
-        monkeypatch.setattr("jurist.judges._model.get_model", lambda spec=None: model)
-        return model
-
-    return install
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from jurist.cli import app
 from jurist.core import Judgment, Status
 from jurist.judges import RubricResult
 from jurist.llm import ErrorKind, ModelError, Request, Response
-from scripted import LOGPROB_CAPABILITIES, ScriptedModel, with_logprobs
+from scripted import with_logprobs
 
 runner = CliRunner()
 
@@ -31,16 +31,6 @@ def per_criterion(answers: dict[str, Response]):
         raise AssertionError("unknown criterion")
 
     return step
-
-
-@pytest.fixture
-def use_model(monkeypatch):
-    def install(*script) -> ScriptedModel:
-        model = ScriptedModel("test:judge", script, capabilities=LOGPROB_CAPABILITIES)
-        monkeypatch.setattr("jurist.judges._model.get_model", lambda spec=None: model)
-        return model
-
-    return install
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """`jurist check`: deterministic judges on an output file."""
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -9,26 +8,11 @@ import typer
 from rich.console import Console
 
 from jurist.cli._exit import Exit, exit_code
+from jurist.cli._inputs import BadInput, read_output
 from jurist.cli._render import render_verdict
 from jurist.core import Context, Judge
 from jurist.judges import ContainsJudge, LengthJudge, RegexJudge, SchemaJudge
 from jurist.jury import Consensus, ErrorPolicy, Jury
-
-
-class BadInput(Exception):
-    """Input the user must fix; the message names the argument and the problem."""
-
-
-def _read_output(source: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
-    path = Path(source)
-    if not path.is_file():
-        raise BadInput(f"OUTPUT: no such file: {source}")
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"OUTPUT: cannot read {source}: {exc}") from exc
 
 
 def _load_schema(path: Path) -> dict[str, object]:
@@ -114,7 +98,7 @@ def check(
             max_words=max_words,
             max_chars=max_chars,
         )
-        text = _read_output(output)
+        text = read_output(output)
     except BadInput as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(Exit.BAD_INPUT) from exc

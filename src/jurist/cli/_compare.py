@@ -8,13 +8,19 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._check import BadInput, _read_output
 from jurist.cli._exit import Exit, exit_code
+from jurist.cli._inputs import (
+    BadInput,
+    JsonOption,
+    ModelOption,
+    check_model_spec,
+    read_file,
+    read_output,
+)
 from jurist.cli._render import status_text
 from jurist.core import Context, Judgment, Status, judge_sync
 from jurist.judges import PairwiseJudge
 from jurist.judges._pairwise import OUTPUT_B
-from jurist.llm import parse_spec
 from jurist.rubrics import RubricError
 
 _WINNER = {
@@ -24,29 +30,8 @@ _WINNER = {
 }
 
 
-def _read_argument(name: str, source: str) -> str:
-    try:
-        return _read_output(source)
-    except BadInput as exc:
-        # _read_output names its argument OUTPUT; here there are two.
-        raise BadInput(f"{name}: {str(exc).removeprefix('OUTPUT: ')}") from exc
-
-
-def _read_reference(path: Path) -> str:
-    if not path.is_file():
-        raise BadInput(f"--reference: no such file: {path}")
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"--reference: cannot read {path}: {exc}") from exc
-
-
 def build_judge(*, model: str | None, rubric: str | None, one_order: bool) -> PairwiseJudge:
-    if model is not None:
-        try:
-            parse_spec(model)
-        except ValueError as exc:
-            raise BadInput(f"--model: {exc}") from exc
+    check_model_spec(model)
     try:
         return PairwiseJudge(model, both_orders=not one_order, rubric=rubric)
     except RubricError as exc:
@@ -60,9 +45,9 @@ def read_inputs(
         raise BadInput("--instruction: is empty; say what the outputs were asked to do")
     if a == "-" and b == "-":
         raise BadInput("A and B: only one of them can be read from stdin (-)")
-    text_a = _read_argument("A", a)
-    text_b = _read_argument("B", b)
-    return text_a, text_b, _read_reference(reference) if reference is not None else None
+    text_a = read_output(a, "A")
+    text_b = read_output(b, "B")
+    return text_a, text_b, read_file("--reference", reference) if reference is not None else None
 
 
 def _probability(value: Any) -> str:
@@ -116,17 +101,14 @@ def compare(
         str | None,
         typer.Option("--rubric", help="Rubric id or file whose criteria say what is better."),
     ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
-    ] = None,
+    model: ModelOption = None,
     one_order: Annotated[
         bool,
         typer.Option(
             "--one-order", help="Ask once with A shown first (half the cost, position-biased)."
         ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Ask a model which of two outputs answers an instruction better, in both orders.
 

@@ -1,6 +1,5 @@
 """`jurist criteria`: does an output meet each acceptance criterion? Asks a model."""
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -8,21 +7,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._check import BadInput, _read_output
 from jurist.cli._exit import Exit, exit_code
+from jurist.cli._inputs import (
+    BadInput,
+    GoalOption,
+    JsonOption,
+    ModelOption,
+    SourceOption,
+    check_model_spec,
+    read_file,
+    read_output,
+)
 from jurist.cli._render import status_text
 from jurist.core import Context, Judgment, Status, judge_sync
 from jurist.judges import CriteriaJudge
-from jurist.llm import parse_spec
-
-
-def _read_source(path: Path) -> str:
-    if not path.is_file():
-        raise BadInput(f"--source: no such file: {path}")
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"--source: cannot read {path}: {exc}") from exc
 
 
 def build_judge(
@@ -30,11 +28,7 @@ def build_judge(
 ) -> CriteriaJudge:
     if not criteria:
         raise BadInput("nothing to judge: give at least one --criterion")
-    if model is not None:
-        try:
-            parse_spec(model)
-        except ValueError as exc:
-            raise BadInput(f"--model: {exc}") from exc
+    check_model_spec(model)
     if not 0.0 < threshold < 1.0:
         raise BadInput(f"--threshold: {threshold} is not strictly between 0 and 1")
     try:
@@ -80,24 +74,16 @@ def criteria(
         list[str] | None,
         typer.Option("--criterion", "-c", help="A statement the output must meet (repeatable)."),
     ] = None,
-    goal: Annotated[
-        str, typer.Option("--goal", "-g", help="The task the output was written for.")
-    ] = "",
-    source: Annotated[
-        list[Path] | None,
-        typer.Option("--source", help="A source document the output draws on (repeatable)."),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
-    ] = None,
+    goal: GoalOption = "",
+    source: SourceOption = None,
+    model: ModelOption = None,
     together: Annotated[
         bool, typer.Option("--together", help="Ask every criterion in one model call.")
     ] = False,
     threshold: Annotated[
         float, typer.Option("--threshold", help="P(yes) at or above which a criterion is met.")
     ] = 0.5,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Ask a model whether an output meets each acceptance criterion and print the verdicts.
 
@@ -106,8 +92,8 @@ def criteria(
     err = Console(stderr=True)
     try:
         judge = build_judge(criterion or [], model=model, together=together, threshold=threshold)
-        sources = tuple(_read_source(path) for path in source or [])
-        text = _read_output(output)
+        sources = tuple(read_file("--source", path) for path in source or [])
+        text = read_output(output)
     except BadInput as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(Exit.BAD_INPUT) from exc

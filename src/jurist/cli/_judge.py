@@ -8,32 +8,27 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._check import BadInput, _read_output
 from jurist.cli._exit import Exit, exit_code
+from jurist.cli._inputs import (
+    BadInput,
+    GoalOption,
+    JsonOption,
+    ModelOption,
+    SourceOption,
+    check_model_spec,
+    read_file,
+    read_output,
+)
 from jurist.cli._render import status_text
 from jurist.core import Context, Judgment, judge_sync
 from jurist.judges import RubricJudge, RubricResult
-from jurist.llm import parse_spec
 from jurist.rubrics import RubricError, get_rubric
-
-
-def _read_file(option: str, path: Path) -> str:
-    if not path.is_file():
-        raise BadInput(f"{option}: no such file: {path}")
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{option}: cannot read {path}: {exc}") from exc
 
 
 def build_rubric_judge(
     rubric: str, *, criteria: list[str], model: str | None, pass_score: float | None
 ) -> RubricJudge:
-    if model is not None:
-        try:
-            parse_spec(model)
-        except ValueError as exc:
-            raise BadInput(f"--model: {exc}") from exc
+    check_model_spec(model)
     try:
         found = get_rubric(rubric)
     except RubricError as exc:
@@ -93,24 +88,16 @@ def judge(
         list[str] | None,
         typer.Option("--criterion", "-c", help="Judge only this criterion (repeatable)."),
     ] = None,
-    goal: Annotated[
-        str, typer.Option("--goal", "-g", help="The task the output was written for.")
-    ] = "",
-    source: Annotated[
-        list[Path] | None,
-        typer.Option("--source", help="A source document the output draws on (repeatable)."),
-    ] = None,
+    goal: GoalOption = "",
+    source: SourceOption = None,
     reference: Annotated[
         Path | None, typer.Option("--reference", help="A file with a reference answer.")
     ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
-    ] = None,
+    model: ModelOption = None,
     pass_score: Annotated[
         float | None, typer.Option("--pass-score", help="Overall score (1-5) needed to pass.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Score an output on each criterion of a rubric and print the scores and reasoning.
 
@@ -121,9 +108,9 @@ def judge(
         rubric_judge = build_rubric_judge(
             rubric, criteria=criterion or [], model=model, pass_score=pass_score
         )
-        sources = tuple(_read_file("--source", path) for path in source or [])
-        gold = _read_file("--reference", reference) if reference is not None else None
-        text = _read_output(output)
+        sources = tuple(read_file("--source", path) for path in source or [])
+        gold = read_file("--reference", reference) if reference is not None else None
+        text = read_output(output)
     except BadInput as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(Exit.BAD_INPUT) from exc

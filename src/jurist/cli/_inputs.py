@@ -1,0 +1,61 @@
+"""Reading what a user passes on the command line; every problem names its argument."""
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from jurist.llm import parse_spec
+
+
+class BadInput(Exception):
+    """Input the user must fix; the message names the argument and the problem."""
+
+
+def read_output(source: str, argument: str = "OUTPUT") -> str:
+    """The text of a file argument, or standard input for "-"."""
+    if source == "-":
+        return sys.stdin.read()
+    path = Path(source)
+    if not path.is_file():
+        raise BadInput(f"{argument}: no such file: {source}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{argument}: cannot read {source}: {exc}") from exc
+
+
+def read_file(option: str, path: Path) -> str:
+    """The text of a file given to an option such as --source."""
+    if not path.is_file():
+        raise BadInput(f"{option}: no such file: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{option}: cannot read {path}: {exc}") from exc
+
+
+def check_model_spec(model: str | None) -> None:
+    """Refuse a malformed --model before anything runs (the model itself loads later)."""
+    if model is None:
+        return
+    try:
+        parse_spec(model)
+    except ValueError as exc:
+        raise BadInput(f"--model: {exc}") from exc
+
+
+# Options the model-backed commands share.
+GoalOption = Annotated[
+    str, typer.Option("--goal", "-g", help="The task the output was written for.")
+]
+SourceOption = Annotated[
+    list[Path] | None,
+    typer.Option("--source", help="A source document the output draws on (repeatable)."),
+]
+ModelOption = Annotated[
+    str | None,
+    typer.Option("--model", "-m", help="Model spec; default: JURIST_MODEL (embedded model)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the judgment as JSON.")]
