@@ -46,7 +46,7 @@ _EPSILON = 1e-9
 ANSWER_SCHEMA: dict[str, JsonValue] = {
     "type": "object",
     "properties": {
-        _REASON_FIELD: {"type": "string"},
+        _REASON_FIELD: {"type": "string", "maxLength": 300},
         _CHOICE_FIELD: {"type": "string", "enum": list(_LABELS)},
     },
     "required": [_REASON_FIELD, _CHOICE_FIELD],

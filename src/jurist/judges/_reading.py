@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from pydantic import JsonValue
 
-from jurist.core import BooleanScore, CategoricalScore, NumericScore, Score, Status
+from jurist.core import BooleanScore, NumericScore, Score, Status
 from jurist.llm import Response
 from jurist.llm._logprobs import field_probabilities, label_probabilities
 
@@ -225,7 +225,6 @@ class JsonFieldClassifier:
         )
 
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.]*\d)")
 _SCORE_LINE = re.compile(r"\b(?:score|rating|grade)\b\s*[:=]?\s*([-+]?\d+(?:\.\d+)?)", re.I)
 
 
@@ -434,7 +433,3 @@ class ProbabilityClassifier:
             method="logprobs",
             details={"probabilities": probabilities},
         )
-
-
-def categorical(value: str, allowed: Sequence[str]) -> CategoricalScore:
-    return CategoricalScore(value, tuple(allowed))
