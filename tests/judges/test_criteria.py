@@ -69,8 +69,8 @@ async def test_one_criterion_prompt_schema_and_reading():
     request = model.requests[0]
     assert request.logprobs is True
     assert request.max_tokens <= 150
-    # A short reason comes first by default; P(yes) is read at the answer after it.
-    assert list(request.json_schema["properties"]) == ["reason", "answer"]
+    # "answer" comes first by default, so P(yes) is read before any reason can sway it.
+    assert list(request.json_schema["properties"]) == ["answer", "reason"]
     prompt = request.messages[-1].content
     assert prompt.rstrip().endswith(f"Criterion: {REFUND}")
     # The artifact first: the source, the task, then the fenced output; the criterion last.
@@ -111,7 +111,7 @@ async def test_stated_confidence_when_the_model_has_no_logprobs():
     assert result.metadata["p_yes"] == pytest.approx(0.2)
     request = model.requests[0]
     assert request.logprobs is False
-    assert list(request.json_schema["properties"]) == ["reason", "answer", "confidence"]
+    assert list(request.json_schema["properties"]) == ["answer", "reason", "confidence"]
     assert '"confidence"' in request.messages[-1].content
 
 
@@ -326,7 +326,7 @@ async def test_together_mode_reads_each_verdict_at_its_own_answer_token():
     assert request.json_schema == criteria_schema(3, stated=False)
     verdicts = request.json_schema["properties"]["verdicts"]
     assert (verdicts["minItems"], verdicts["maxItems"]) == (3, 3)
-    assert list(verdicts["items"]["properties"]) == ["criterion", "reason", "answer"]
+    assert list(verdicts["items"]["properties"]) == ["criterion", "answer", "reason"]
     prompt = request.messages[-1].content
     assert prompt.rstrip().endswith(f"1. {REFUND}\n2. {POLITE}\n3. {SHIPPING}")
 
@@ -391,17 +391,17 @@ async def test_one_model_reference_is_resolved_once_for_all_criteria(monkeypatch
     assert built == ["local:qwen2.5-1.5b"]
 
 
-async def test_the_answer_can_come_before_the_reason():
+async def test_the_reason_can_come_before_the_answer():
     model = ScriptedModel(
         "test:criteria",
-        [with_logprobs('{"answer": "', ("no", {"yes": 0.3, "no": 0.7}), '", "reason": "r"}')],
+        [with_logprobs('{"reason": "r", "answer": "', ("no", {"yes": 0.3, "no": 0.7}), '"}')],
         capabilities=LOGPROB_CAPABILITIES,
     )
-    judge = CriterionJudge("It is short", model, reason_first=False)
+    judge = CriterionJudge("It is short", model, reason_first=True)
     result = await judge.judge(Context("g", output="o"))
     request = model.requests[0]
-    assert list(request.json_schema["properties"]) == ["answer", "reason"]
+    assert list(request.json_schema["properties"]) == ["reason", "answer"]
     prompt = request.messages[-1].content
-    assert prompt.index('first "answer"') < prompt.index('then "reason"')
+    assert prompt.index('first "reason"') < prompt.index('then "answer"')
     assert result.metadata["p_yes"] == pytest.approx(0.3)
     assert result.status is Status.FAIL

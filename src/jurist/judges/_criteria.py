@@ -45,11 +45,13 @@ NAME_LENGTH = 80
 ONE_VERDICT_TOKENS = 120
 VERDICTS_KEY = "verdicts"
 REASON_CHARS = 300
-# Why the reason comes first by default: on the 1.5B embedded model, four clear good/bad
-# pairs (tests/judges/test_criteria_real.py's kind; /tmp probe, 2026-11-22) gave P(yes) for
-# the good outputs of 0.50, 0.65, 0.49, 0.35 with the answer first and 0.97, 1.00, 0.99,
-# 0.97 with a one-sentence reason first; decisions at 0.5 were right 5 of 8 times against
-# 6 of 8. The pairwise judge measured the same effect.
+# Why the answer comes first by default. On the 1.5B embedded model a one-sentence reason
+# written first pushes P(yes) to the ends: on four clear toy pairs that helped (the good
+# outputs' P(yes) 0.35-0.65 with the answer first, 0.97-1.00 with the reason first), but on
+# real SummEval summaries it was confidently wrong (bench/criteria_modes.py, 2026-11-22:
+# "The summary names the main person or organisation of the article" got P(yes) 0.00 for
+# 7 of 8 summaries that all name one). With the answer first, P(yes) keeps its ranking
+# information; `reason_first=True` is there for models that reason well.
 
 
 def _criterion_text(value: object, argument: str) -> str:
@@ -87,7 +89,7 @@ def _verdict_properties(stated: bool, reason_first: bool) -> dict[str, JsonValue
     return properties
 
 
-def criterion_schema(*, stated: bool, reason_first: bool = True) -> dict[str, JsonValue]:
+def criterion_schema(*, stated: bool, reason_first: bool = False) -> dict[str, JsonValue]:
     """The answer to one criterion: `{"answer", "reason"}`, plus `"confidence"` when the
     model has no token probabilities to read."""
     properties = _verdict_properties(stated, reason_first)
@@ -99,7 +101,7 @@ def criterion_schema(*, stated: bool, reason_first: bool = True) -> dict[str, Js
     }
 
 
-def criteria_schema(count: int, *, stated: bool, reason_first: bool = True) -> dict[str, JsonValue]:
+def criteria_schema(count: int, *, stated: bool, reason_first: bool = False) -> dict[str, JsonValue]:
     """The answer to `count` criteria at once: `{"verdicts": [...]}` with exactly one
     verdict per criterion, each naming its criterion's number (1-based).
 
@@ -219,7 +221,7 @@ async def judge_criterion(
     threshold: float,
     judge: str,
     max_tokens: int = ONE_VERDICT_TOKENS,
-    reason_first: bool = True,
+    reason_first: bool = False,
     template: PromptTemplate | None = None,
 ) -> Judgment:
     """One criterion, one call: PASS when P(yes) reaches `threshold`."""
@@ -298,7 +300,7 @@ class CriterionJudge(BaseJudge):
         model: Model | str | None = None,
         *,
         threshold: float = 0.5,
-        reason_first: bool = True,
+        reason_first: bool = False,
         template: PromptTemplate | str | Path = "criterion",
         name: str | None = None,
         description: str = "",
@@ -341,7 +343,7 @@ class CriteriaJudge(BaseJudge):
         *,
         threshold: float = 0.5,
         together: bool = False,
-        reason_first: bool = True,
+        reason_first: bool = False,
         template: PromptTemplate | str | Path | None = None,
         name: str | None = None,
         description: str = "",
