@@ -9,7 +9,7 @@ Separate mode runs first for every case, then together mode, so neither mode's c
 the other's prompt in the runtime's prompt cache. Within a case, the separate calls share
 their prompt up to the criterion: that is the point of putting the criterion last.
 
-Run: uv run python bench/criteria_modes.py [--cases 8] [--model local:qwen2.5-1.5b]
+Run: uv run python bench/criteria_modes.py [--cases 8] [--model local:qwen2.5-1.5b] [--reason-first]
 """
 
 import argparse
@@ -65,9 +65,11 @@ class Run:
         return [dict(row) for result in self.results for row in result.metadata["criteria"]]
 
 
-async def run(mode: str, contexts: list[Context], spec: str, settings: Settings) -> Run:
+async def run(
+    mode: str, contexts: list[Context], spec: str, settings: Settings, *, reason_first: bool
+) -> Run:
     model = get_model(spec, settings=settings)
-    judge = CriteriaJudge(CRITERIA, model, together=mode == "together")
+    judge = CriteriaJudge(CRITERIA, model, together=mode == "together", reason_first=reason_first)
     results, per_case = [], []
     started = time.perf_counter()
     for index, ctx in enumerate(contexts, start=1):
@@ -134,10 +136,16 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=8)
     parser.add_argument("--model", default="local:qwen2.5-1.5b")
+    parser.add_argument(
+        "--reason-first", action="store_true", help="Ask for the reason before the answer."
+    )
     args = parser.parse_args()
     settings = Settings(JURIST_CACHE="0")
     contexts = cases(args.cases)
-    runs = [await run(mode, contexts, args.model, settings) for mode in ("separate", "together")]
+    runs = [
+        await run(mode, contexts, args.model, settings, reason_first=args.reason_first)
+        for mode in ("separate", "together")
+    ]
     report(runs, args.model, len(contexts))
 
 

@@ -23,3 +23,9 @@ def test_readme_examples_run(capsys):
     # The model example, through the real embedded model: a confident, readable yes.
     model_line = next(line for line in printed.splitlines() if line.startswith("Yes"))
     assert "{'yes': 0.9" in model_line
+    # The criterion example, through the real embedded model: the right answer passes, and
+    # its P(yes) is above the wrong one's.
+    met, unmet = (line for line in printed.splitlines() if " P(yes) = " in line)
+    assert met.startswith("PASS ")
+    assert unmet.startswith("FAIL ")
+    assert float(met.split()[3]) > float(unmet.split()[3])

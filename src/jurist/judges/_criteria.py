@@ -101,7 +101,9 @@ def criterion_schema(*, stated: bool, reason_first: bool = False) -> dict[str, J
     }
 
 
-def criteria_schema(count: int, *, stated: bool, reason_first: bool = False) -> dict[str, JsonValue]:
+def criteria_schema(
+    count: int, *, stated: bool, reason_first: bool = False
+) -> dict[str, JsonValue]:
     """The answer to `count` criteria at once: `{"verdicts": [...]}` with exactly one
     verdict per criterion, each naming its criterion's number (1-based).
 
