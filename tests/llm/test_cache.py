@@ -4,11 +4,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from scripted import ScriptedModel, answer
 
 from jurist.core import Usage
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from jurist.llm._cache import Cached, ResponseCache, cache_key
+from scripted import ScriptedModel, answer
 
 REQUEST = Request.of("Is the sky blue?")
 

@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import pytest
-from scripted import ScriptedModel, answer
 
 from jurist.core import Usage
 from jurist.llm import Request, Response
 from jurist.llm._cost import ModelPrice, Priced, PriceTable
+from scripted import ScriptedModel, answer
 
 TABLE = PriceTable.load()
 MILLION = 1_000_000

@@ -4,10 +4,10 @@ import dataclasses
 import re
 
 import pytest
-from scripted import ScriptedModel, answer
 
 from jurist.llm import ErrorKind, Message, ModelError, Request, Response
 from jurist.llm._hooks import Hooked
+from scripted import ScriptedModel, answer
 
 EMAIL = re.compile(r"[\w.]+@[\w.]+")
 REQUEST = Request.of("Mail ada@example.com about it.", system="Be brief.")

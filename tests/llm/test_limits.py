@@ -3,10 +3,10 @@
 import asyncio
 
 import pytest
-from scripted import FakeClock, ScriptedModel, answer, gated, settle
 
 from jurist.llm import ErrorKind, Message, ModelError, Request
 from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited, estimate_tokens
+from scripted import FakeClock, ScriptedModel, answer, gated, settle
 
 REQUEST = Request.of("hello")
 RATE_LIMITED = ModelError(ErrorKind.RATE_LIMITED, "429")

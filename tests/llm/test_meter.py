@@ -1,11 +1,11 @@
 import asyncio
 
 import pytest
-from scripted import ScriptedModel
 
 from jurist.core import Usage
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from jurist.llm._meter import Metered
+from scripted import ScriptedModel
 
 
 def answer(tokens: int, cost: float | None) -> Response:

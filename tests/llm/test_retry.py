@@ -4,10 +4,10 @@ import asyncio
 import random
 
 import pytest
-from scripted import FakeClock, ScriptedModel, answer
 
 from jurist.llm import ErrorKind, ModelError, Request
 from jurist.llm._retry import MAX_RETRY_AFTER_S, Retrying
+from scripted import FakeClock, ScriptedModel, answer
 
 REQUEST = Request.of("hello")
 

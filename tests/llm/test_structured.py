@@ -1,11 +1,11 @@
 """Structured output: JSON found tolerantly but never guessed, validated, re-asked once."""
 
 import pytest
-from scripted import ScriptedModel, answer
 
 from jurist.core import Usage
 from jurist.llm import Choice, ErrorKind, ModelError, Request, Response
 from jurist.llm._structured import Structured, extract_json, json_candidates, reask_prompt
+from scripted import ScriptedModel, answer
 
 SCHEMA = {
     "type": "object",
