@@ -61,6 +61,12 @@ def _find(tokens: Sequence[str], label: Sequence[str]) -> list[int]:
     return [i for i in range(len(tokens) - n + 1) if list(tokens[i : i + n]) == list(label)]
 
 
+def object_schema(properties: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """A JSON schema for an object with these properties, all required, in this order (the
+    order a grammar-constrained model writes them in)."""
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
 class LabelClassifier:
     """PASS or FAIL from labels in a free-text answer, matched as whole words.
 
@@ -177,11 +183,7 @@ class JsonFieldClassifier:
         properties[field] = {"type": "string", "enum": [*self.pass_values, *self.fail_values]}
         if confidence_field:
             properties[confidence_field] = {"type": "number", "minimum": 0, "maximum": 1}
-        self._schema: dict[str, JsonValue] = {
-            "type": "object",
-            "properties": properties,
-            "required": list(properties),
-        }
+        self._schema = object_schema(properties)
 
     @property
     def json_schema(self) -> dict[str, JsonValue]:
@@ -265,11 +267,7 @@ class ScoreClassifier:
             if integer
             else {"type": "number", "minimum": min, "maximum": max}
         )
-        self._schema: dict[str, JsonValue] = {
-            "type": "object",
-            "properties": properties,
-            "required": list(properties),
-        }
+        self._schema = object_schema(properties)
 
     @property
     def json_schema(self) -> dict[str, JsonValue]:
@@ -396,11 +394,7 @@ class ProbabilityClassifier:
             }
             if reasoning_field:
                 properties[reasoning_field] = {"type": "string"}
-            self._schema = {
-                "type": "object",
-                "properties": properties,
-                "required": list(properties),
-            }
+            self._schema = object_schema(properties)
 
     @property
     def json_schema(self) -> dict[str, JsonValue] | None:
