@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 import jurist.rubrics
 from jurist.cli import app
 from jurist.rubrics import Rubric
-from jurist.settings import get_settings
 
 LIBRARY = Path(jurist.rubrics.__file__).parent / "library"
 BUILT_IN_IDS = sorted(path.stem for path in LIBRARY.glob("*.yaml"))
@@ -38,15 +37,9 @@ def run(*args: str):
 
 
 @pytest.fixture(autouse=True)
-def user_rubrics(monkeypatch, tmp_path):
-    """An empty JURIST_RUBRICS_PATH directory, so the machine's own setting never leaks in."""
-    directory = tmp_path / "user-rubrics"
-    directory.mkdir()
-    monkeypatch.setenv("JURIST_RUBRICS_PATH", str(directory))
-    get_settings.cache_clear()
-    yield directory
-    monkeypatch.delenv("JURIST_RUBRICS_PATH")
-    get_settings.cache_clear()
+def user_rubrics(rubrics_path):
+    """Every test here has its own, empty, user rubric directory."""
+    return rubrics_path
 
 
 def write(path: Path, data: object) -> Path:

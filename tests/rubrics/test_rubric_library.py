@@ -37,18 +37,6 @@ VALID: dict[str, Any] = {
 
 
 @pytest.fixture
-def rubrics_path(monkeypatch, tmp_path):
-    """A user rubric directory in JURIST_RUBRICS_PATH, for this test only."""
-    directory = tmp_path / "rubrics"
-    directory.mkdir()
-    monkeypatch.setenv("JURIST_RUBRICS_PATH", str(directory))
-    get_settings.cache_clear()
-    yield directory
-    monkeypatch.delenv("JURIST_RUBRICS_PATH")
-    get_settings.cache_clear()
-
-
-@pytest.fixture
 def no_user_rubrics(monkeypatch):
     monkeypatch.delenv("JURIST_RUBRICS_PATH", raising=False)
     get_settings.cache_clear()

@@ -17,17 +17,11 @@ def read_output(source: str, argument: str = "OUTPUT") -> str:
     """The text of a file argument, or standard input for "-"."""
     if source == "-":
         return sys.stdin.read()
-    path = Path(source)
-    if not path.is_file():
-        raise BadInput(f"{argument}: no such file: {source}")
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{argument}: cannot read {source}: {exc}") from exc
+    return read_file(argument, Path(source))
 
 
 def read_file(option: str, path: Path) -> str:
-    """The text of a file given to an option such as --source."""
+    """The text of a file given to an argument or an option such as --source."""
     if not path.is_file():
         raise BadInput(f"{option}: no such file: {path}")
     try:

@@ -30,6 +30,7 @@ from jurist.judges._model import (
     ModelRef,
     model_error_judgment,
     parameters,
+    prompt_error_judgment,
     request_for,
     unreadable_judgment,
 )
@@ -242,9 +243,7 @@ async def judge_criterion(
             reason_first=reason_first,
         )
     except PromptError as exc:
-        return Judgment.error(
-            str(exc), exc, metadata={"judge": judge, "cause": "prompt", "criterion": criterion}
-        )
+        return _with(prompt_error_judgment(exc, judge=judge), criterion=criterion)
     request = request_for(
         prompt,
         model,
@@ -414,7 +413,7 @@ class CriteriaJudge(BaseJudge):
                 reason_first=self.reason_first,
             )
         except PromptError as exc:
-            failed = Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            failed = prompt_error_judgment(exc, judge=self.name)
             return self._all_errored(failed, {})
         request = request_for(
             prompt,

@@ -87,6 +87,11 @@ def model_error_judgment(
     )
 
 
+def prompt_error_judgment(exc: PromptError, *, judge: str) -> Judgment:
+    """A prompt that could not be rendered (a missing variable, say): ERROR, cause "prompt"."""
+    return Judgment.error(str(exc), exc, metadata={"judge": judge, "cause": "prompt"})
+
+
 def unreadable_judgment(
     exc: Unreadable, *, judge: str, response: Response, prompt: RenderedPrompt
 ) -> Judgment:
@@ -142,7 +147,7 @@ class ModelJudge(BaseJudge):
             prompt = self.template.render(ctx, **self.variables)
             system = self.system.render(ctx, **self.variables) if self.system else None
         except PromptError as exc:
-            return Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            return prompt_error_judgment(exc, judge=self.name)
         try:
             model = self.model.get()
             request = request_for(

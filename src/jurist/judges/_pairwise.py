@@ -20,6 +20,7 @@ from jurist.judges._model import (
     ModelRef,
     model_error_judgment,
     parameters,
+    prompt_error_judgment,
     request_for,
     unreadable_judgment,
 )
@@ -237,7 +238,7 @@ class PairwiseJudge(BaseJudge):
             ]
             system = self.system.render(ctx)
         except PromptError as exc:
-            return Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            return prompt_error_judgment(exc, judge=self.name)
         try:
             model = self.model.get()
         except ModelError as exc:

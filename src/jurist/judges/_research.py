@@ -34,6 +34,7 @@ from jurist.judges._model import (
     ModelRef,
     model_error_judgment,
     parameters,
+    prompt_error_judgment,
     request_for,
     unreadable_judgment,
 )
@@ -306,7 +307,7 @@ class ResearchVerdictJudge(BaseJudge):
             )
             system = self.system.render(ctx)
         except PromptError as exc:
-            return Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            return prompt_error_judgment(exc, judge=self.name)
         try:
             model = self.model.get()
             request = request_for(

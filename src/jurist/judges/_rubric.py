@@ -14,6 +14,7 @@ from jurist.judges._model import (
     ModelRef,
     model_error_judgment,
     parameters,
+    prompt_error_judgment,
     request_for,
     unreadable_judgment,
 )
@@ -131,7 +132,7 @@ class RubricJudge(BaseJudge):
             )
             system = self.system.render(ctx)
         except PromptError as exc:
-            error = Judgment.error(str(exc), exc, metadata={"judge": self.name, "cause": "prompt"})
+            error = prompt_error_judgment(exc, judge=self.name)
             return _Failed(criterion.name, error)
         classifier = ScoreClassifier(1, 5, criterion.threshold)
         schema = _schema(stated)
@@ -182,6 +183,11 @@ class RubricJudge(BaseJudge):
         )
         return _Scored(result, response.usage, parameters(request))
 
+    def _below_minimum(self, result: CriterionResult) -> bool:
+        """An essential criterion scored below its minimum (QV-09)."""
+        minimum = self.rubric.criterion(result.criterion_name).essential_minimum
+        return result.is_essential and result.expected_score < minimum
+
     def _aggregate(
         self,
         scored: list[CriterionResult],
@@ -192,11 +198,7 @@ class RubricJudge(BaseJudge):
     ) -> RubricResult:
         total_weight = sum(r.weight for r in scored)
         overall = sum(r.weight * r.expected_score for r in scored) / total_weight
-        essential_failed = any(
-            r.is_essential
-            and r.expected_score < self.rubric.criterion(r.criterion_name).essential_minimum
-            for r in scored
-        )
+        essential_failed = any(self._below_minimum(r) for r in scored)
         return RubricResult(
             rubric_id=self.rubric.id,
             passed=overall >= self.pass_score and not essential_failed,
@@ -230,12 +232,7 @@ class RubricJudge(BaseJudge):
             f"{r.criterion_name} {r.expected_score:.2f}" for r in result.criteria_results
         )
         reasoning = f"overall {result.overall_score:.2f}/5 (pass at {self.pass_score:g}): {parts}"
-        essentials = [
-            r.criterion_name
-            for r in result.criteria_results
-            if r.is_essential
-            and r.expected_score < self.rubric.criterion(r.criterion_name).essential_minimum
-        ]
+        essentials = [r.criterion_name for r in result.criteria_results if self._below_minimum(r)]
         if essentials:
             reasoning += f"; essential criteria below their minimum: {', '.join(essentials)}"
         confidences = [(r.weight, r.confidence) for r in result.criteria_results]
