@@ -92,6 +92,18 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_LOCAL_CONTEXT"),
         description="context window, in tokens, of the embedded model",
     )
+    database_url: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_DATABASE_URL"),
+        description="SQLAlchemy URL of the store (default: SQLite under JURIST_HOME)",
+    )
+    fact_check_threshold: float = Field(
+        0.8,
+        gt=0.0,
+        lt=1.0,
+        validation_alias=_env("JURIST_FACT_CHECK_THRESHOLD", "FACT_CHECK_THRESHOLD"),
+        description="the probability of support a fact needs to count as verified",
+    )
 
     @property
     def models_dir(self) -> Path:
@@ -100,6 +112,10 @@ class Settings(BaseSettings):
     @property
     def cache_file(self) -> Path:
         return self.home / "cache" / "responses.sqlite3"
+
+    @property
+    def database_file(self) -> Path:
+        return self.home / "jurist.sqlite3"
 
 
 @functools.cache

@@ -2,11 +2,23 @@
 commands, files) call no model and are pure functions of the context. Model-backed ones (a
 template, a model and a classifier; acceptance criteria, G-Eval rubrics, pairwise comparison,
 research verdicts) ask a model and record the prompt, the model and its parameters with each
-judgment."""
+judgment. Grounding judges (claims, hallucination, faithfulness, RAG relevance, fact-checking)
+decompose an output into claims and check each against its context or trusted sources; `rag`
+reads a retrieval-augmented answer's question, passages and answer from a context."""
 
+from jurist.judges import rag
+from jurist.judges._claims import ClaimExtractor, Claims, Extraction, split_sentences
 from jurist.judges._command import CommandJudge
 from jurist.judges._criteria import CriteriaJudge, CriterionJudge
+from jurist.judges._evidence import nearest_sentence, quote_in_source
+from jurist.judges._facts import FactCheck, FactChecker
 from jurist.judges._files import DirMatchesJudge, FileContainsJudge, FileExistsJudge, FileJudge
+from jurist.judges._grounding import (
+    FaithfulnessJudge,
+    Grounding,
+    GroundingJudge,
+    HallucinationJudge,
+)
 from jurist.judges._hybrid import HybridJudge
 from jurist.judges._model import ModelJudge
 from jurist.judges._pairwise import PairwiseJudge
@@ -18,6 +30,7 @@ from jurist.judges._reading import (
     ScoreClassifier,
     Unreadable,
 )
+from jurist.judges._relevance import AnswerRelevanceJudge, ContextRelevanceJudge
 from jurist.judges._research import (
     Action,
     Decision,
@@ -27,24 +40,39 @@ from jurist.judges._research import (
     decide,
     refine_until_pass,
 )
+from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._rubric import RubricJudge
 from jurist.judges._rubric_result import CriterionResult, RubricResult
 from jurist.judges._schema import JsonJudge, SchemaJudge
 from jurist.judges._sources import SourceCountJudge
+from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions, SupportReport
 from jurist.judges._text import ContainsJudge, LengthJudge, RegexJudge
 
 __all__ = [
     "Action",
+    "AnswerRelevanceJudge",
+    "ClaimCheck",
+    "ClaimExtractor",
+    "ClaimVerifier",
+    "Claims",
     "CommandJudge",
     "ContainsJudge",
+    "ContextRelevanceJudge",
     "CriteriaJudge",
     "CriterionJudge",
     "CriterionResult",
     "Decision",
     "DirMatchesJudge",
+    "Extraction",
+    "FactCheck",
+    "FactChecker",
+    "FaithfulnessJudge",
     "FileContainsJudge",
     "FileExistsJudge",
     "FileJudge",
+    "Grounding",
+    "GroundingJudge",
+    "HallucinationJudge",
     "HybridJudge",
     "JsonFieldClassifier",
     "JsonJudge",
@@ -52,18 +80,28 @@ __all__ = [
     "LengthJudge",
     "ModelJudge",
     "PairwiseJudge",
+    "Passage",
     "ProbabilityClassifier",
     "Reading",
     "Refinement",
     "RegexJudge",
     "ResearchVerdict",
     "ResearchVerdictJudge",
+    "Retriever",
     "RubricJudge",
     "RubricResult",
     "SchemaJudge",
     "ScoreClassifier",
     "SourceCountJudge",
+    "Support",
+    "SupportOptions",
+    "SupportReport",
+    "UnknownSource",
     "Unreadable",
     "decide",
+    "nearest_sentence",
+    "quote_in_source",
+    "rag",
     "refine_until_pass",
+    "split_sentences",
 ]

@@ -10,6 +10,14 @@ from jurist.llm._cache import Cached, ResponseCache
 from jurist.llm._catalog import CATALOG, KnownModel
 from jurist.llm._cost import Priced, PriceTable
 from jurist.llm._embedded import EmbeddedModel
+from jurist.llm._embeddings import (
+    Embedder,
+    MiniLMEmbedder,
+    cosine,
+    embedder_available,
+    get_embedder,
+    rank_by_similarity,
+)
 from jurist.llm._get_model import get_model
 from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
 from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
@@ -39,11 +47,13 @@ __all__ = [
     "Choice",
     "ConcurrencyLimited",
     "EmbeddedModel",
+    "Embedder",
     "ErrorKind",
     "Hooked",
     "KnownModel",
     "Message",
     "Metered",
+    "MiniLMEmbedder",
     "Model",
     "ModelError",
     "ModelSpec",
@@ -63,9 +73,13 @@ __all__ = [
     "TokenLogprob",
     "TopLogprob",
     "complete_sync",
+    "cosine",
+    "embedder_available",
     "extract_json",
+    "get_embedder",
     "get_model",
     "innermost",
     "label_probabilities",
     "parse_spec",
+    "rank_by_similarity",
 ]

@@ -1,0 +1,191 @@
+"""Claims: the atomic statements of fact an output makes, each checkable on its own.
+
+The model extracts them; when the model fails (down, or an answer that cannot be read) a
+deterministic sentence splitter stands in, and the result says which one was used, so a
+grounding figure never hides that it was computed on sentences instead of claims.
+"""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import JsonValue
+
+from jurist.core import Usage
+from jurist.judges._model import ModelRef, parameters, request_for
+from jurist.judges._reading import Unreadable, json_object
+from jurist.llm import Model, ModelError
+from jurist.prompts import PromptError, PromptTemplate
+
+MAX_CLAIMS = 12
+CLAIM_CHARS = 240
+# A claim is a short sentence: ~60 tokens each, and a little for the JSON around them.
+CLAIM_TOKENS = 60
+
+# Where a sentence may end: after . ! ? (and closing quotes or brackets), before a space and
+# an upper-case letter, a digit or an opening quote. Abbreviations and initials are kept.
+_BOUNDARY = re.compile(r"""(?<=[.!?])["')\]]*\s+(?=["'(\[]?[A-Z0-9])""")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|vs|etc|e\.g|i\.e|Inc|Ltd|Co|Corp|No|Jan|Feb|Mar|"
+    r"Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|U\.K)\.|\b[A-Z]\.)$"
+)
+_MIN_WORDS = 3
+
+
+class Extraction(StrEnum):
+    """How the claims were found."""
+
+    MODEL = "model"
+    SENTENCES = "sentences"
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The claims of one output, how they were found and what finding them cost.
+
+    `fallback_cause` says why the sentence splitter stood in for the model (the model
+    error's kind, "unparseable", or "prompt"); None when the model extracted them.
+    """
+
+    claims: tuple[str, ...]
+    extraction: Extraction
+    usage: Usage | None = None
+    fallback_cause: str | None = None
+    fallback_reason: str = ""
+    metadata: dict[str, Any] | None = None
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`, split at . ! ? before a capital or digit, keeping abbreviations
+    ("Dr.", "U.S.") and initials together; line breaks between paragraphs split too."""
+    sentences: list[str] = []
+    for block in re.split(r"\n\s*\n|\n(?=\s*[-*\u2022]|\s*\d+[.)]\s)", text):
+        flat = " ".join(block.split())
+        if not flat:
+            continue
+        start = 0
+        for match in _BOUNDARY.finditer(flat):
+            piece = flat[start : match.start()]
+            if _ABBREVIATION.search(piece):
+                continue
+            sentences.append(piece.strip())
+            start = match.end()
+        sentences.append(flat[start:].strip())
+    return [s for s in sentences if s]
+
+
+def sentence_claims(text: str, limit: int = MAX_CLAIMS) -> list[str]:
+    """The fallback claims: the sentences that may state a fact. Questions, list markers and
+    fragments under three words are left out."""
+    claims = []
+    for sentence in split_sentences(text):
+        bare = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", sentence).strip()
+        if bare.endswith("?") or len(bare.split()) < _MIN_WORDS:
+            continue
+        claims.append(bare)
+    return claims[:limit]
+
+
+def claims_schema(limit: int) -> dict[str, JsonValue]:
+    return {
+        "type": "object",
+        "properties": {
+            "claims": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": CLAIM_CHARS},
+                "maxItems": limit,
+            }
+        },
+        "required": ["claims"],
+        "additionalProperties": False,
+    }
+
+
+def read_claims(answer: Mapping[str, Any], limit: int) -> list[str]:
+    """The claims of a model answer, stripped and without repeats; unreadable when the
+    answer holds no list of strings."""
+    items = answer.get("claims")
+    if not isinstance(items, list):
+        raise Unreadable('the answer has no "claims" array')
+    claims: list[str] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise Unreadable(f"claims[{index}] is a {type(item).__name__}, not text")
+        text = " ".join(item.split())
+        if text and text not in claims:
+            claims.append(text)
+    return claims[:limit]
+
+
+class ClaimExtractor:
+    """Extracts the factual claims of an output with a model, falling back to sentences.
+
+    Opinions, advice and instructions are left out by the prompt. An output with no text has
+    no claims and costs no call.
+    """
+
+    def __init__(
+        self,
+        model: Model | str | ModelRef | None = None,
+        *,
+        max_claims: int = MAX_CLAIMS,
+        template: PromptTemplate | str = "claims",
+    ) -> None:
+        if max_claims < 1:
+            raise ValueError(f"max_claims must be at least 1, not {max_claims}")
+        self.model = model if isinstance(model, ModelRef) else ModelRef(model)
+        self.max_claims = max_claims
+        self.template = PromptTemplate.of(template)
+
+    async def extract(self, output: str, *, goal: str = "") -> Claims:
+        if not output.strip():
+            return Claims((), Extraction.MODEL)
+        try:
+            prompt = self.template.render(
+                None, output=output, goal=goal, max_claims=self.max_claims
+            )
+            system = PromptTemplate.named("system").render(None)
+        except PromptError as exc:
+            return self._fallback(output, "prompt", str(exc))
+        try:
+            model = self.model.get()
+            request = request_for(
+                prompt,
+                model,
+                system=system,
+                json_schema=claims_schema(self.max_claims),
+                wants_logprobs=False,
+                max_tokens=CLAIM_TOKENS * self.max_claims + 20,
+            )
+            response = await model.complete(request)
+        except ModelError as exc:
+            return self._fallback(output, exc.kind.value, f"the model failed: {exc.cause}")
+        metadata = {
+            "template": self.template.name,
+            "prompt_sha256": prompt.sha256,
+            "model": model.name,
+            "parameters": parameters(request),
+        }
+        try:
+            claims = read_claims(json_object(response), self.max_claims)
+        except Unreadable as exc:
+            fallback = self._fallback(output, "unparseable", f"unreadable claims: {exc}")
+            return Claims(
+                fallback.claims,
+                fallback.extraction,
+                response.usage,
+                fallback.fallback_cause,
+                fallback.fallback_reason,
+                metadata,
+            )
+        return Claims(tuple(claims), Extraction.MODEL, response.usage, metadata=metadata)
+
+    def _fallback(self, output: str, cause: str, reason: str) -> Claims:
+        return Claims(
+            tuple(sentence_claims(output, self.max_claims)),
+            Extraction.SENTENCES,
+            fallback_cause=cause,
+            fallback_reason=reason,
+        )

@@ -1,0 +1,256 @@
+"""FactChecker: the output's claims checked against trusted sources in a knowledge base.
+
+Unlike the grounding judges, the context is not given: for each claim the retriever finds
+passages in the trusted sources the request names, and the claim is checked against those.
+A claim the passages do not support with P(supported) >= the threshold is an unverified
+fact, reported with what was searched.
+"""
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Usage
+from jurist.judges import rag
+from jurist.judges._claims import ClaimExtractor
+from jurist.judges._criteria import short_name
+from jurist.judges._evidence import normalise, quote_in_source
+from jurist.judges._model import ModelRef
+from jurist.judges._retrieval import Passage, Retriever, UnknownSource
+from jurist.judges._support import ClaimCheck, ClaimVerifier, SupportOptions
+from jurist.llm import Model
+from jurist.settings import get_settings
+
+SOURCES_KEY = "trusted_sources"
+UNVERIFIED = "unverified_fact"
+
+
+@dataclass(frozen=True)
+class FactCheck:
+    """One claim, the passages found for it and how it was checked against them."""
+
+    check: ClaimCheck
+    passages: tuple[Passage, ...]
+
+    @property
+    def verified(self) -> bool:
+        return self.check.checked and self.check.supported
+
+    @property
+    def evidence_document(self) -> str | None:
+        if not self.check.quote_found:
+            return None
+        for passage in self.passages:
+            if quote_in_source(self.check.quote, passage.text):
+                return f"{passage.collection}/{passage.document}"
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **self.check.as_dict(),
+            "verified": self.verified,
+            "evidence_document": self.evidence_document,
+            "passages": [
+                {
+                    "collection": p.collection,
+                    "document": p.document,
+                    "chunk": p.chunk,
+                    "score": p.score,
+                }
+                for p in self.passages
+            ],
+        }
+
+
+def _sources(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Sequence) or not all(isinstance(s, str) for s in value):
+        raise ValueError(f"{SOURCES_KEY} must be a list of collection names or document ids")
+    names = [s.strip() for s in value]
+    if any(not s for s in names):
+        raise ValueError(f"{SOURCES_KEY} holds an empty name")
+    return names
+
+
+class FactChecker(BaseJudge):
+    """Checks each factual claim of the output against trusted sources.
+
+    The sources are the context's metadata `trusted_sources` when given, else the ones this
+    checker was built with (collection names or document ids; none means every collection).
+    For each claim, `passages` passages are retrieved and the claim is verified against
+    them. PASS when every claim is verified; each unverified claim is a warning issue (type
+    unverified_fact) naming the claim and what was searched. An unknown source is an ERROR
+    (cause "unknown_source") that names it. Score and confidence are the share verified.
+    """
+
+    kind = JudgeKind.MODEL
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        model: Model | str | None = None,
+        *,
+        sources: Sequence[str] = (),
+        threshold: float | None = None,
+        passages: int = 3,
+        max_claims: int = 12,
+        require_quote: bool = True,
+        name: str | None = None,
+        description: str = "",
+    ) -> None:
+        super().__init__(name, description)
+        if passages < 1:
+            raise ValueError(f"passages must be at least 1, not {passages}")
+        self.retriever = retriever
+        self.sources = tuple(_sources(list(sources)))
+        self.threshold = get_settings().fact_check_threshold if threshold is None else threshold
+        self.passages = passages
+        self.model = ModelRef(model)
+        self.extractor = ClaimExtractor(self.model, max_claims=max_claims)
+        self.verifier = ClaimVerifier(
+            self.model, SupportOptions(self.threshold, require_quote=require_quote)
+        )
+
+    async def judge(self, ctx: Context) -> Judgment:
+        base = {"judge": self.name, "threshold": self.threshold}
+        try:
+            sources = _sources(ctx.metadata.get(SOURCES_KEY, list(self.sources)))
+            answer = rag.answer(ctx)
+        except ValueError as exc:
+            return Judgment.error(str(exc), exc, metadata={**base, "cause": "bad_input"})
+        base["sources"] = sources
+        try:
+            await self.retriever.check_sources(sources)
+        except UnknownSource as exc:
+            return Judgment.error(
+                str(exc), exc, metadata={**base, "cause": "unknown_source", "source": exc.source}
+            )
+        if not answer:
+            return Judgment.abstain("no output to fact-check", metadata=base)
+        claims = await self.extractor.extract(answer, goal=rag.question(ctx))
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._check(claim, sources)) for claim in claims.claims]
+        results = [task.result() for task in tasks]
+        facts = [fact for fact, _ in results]
+        usage = Usage.total([claims.usage, *(u for _, u in results)])
+        return self._judgment(
+            facts,
+            extraction=claims.extraction.value,
+            fallback=claims.fallback_cause,
+            sources=sources,
+            usage=usage,
+            base=base,
+        )
+
+    async def _check(self, claim: str, sources: list[str]) -> tuple[FactCheck, Usage | None]:
+        passages = tuple(await self.retriever.retrieve(claim, sources, self.passages))
+        if not passages:
+            nothing = ClaimCheck(claim, None, None, False, method="none")
+            return FactCheck(nothing, ()), None
+        source = "\n\n".join(p.text for p in passages)
+        report = await self.verifier.verify([claim], source)
+        return FactCheck(report.checks[0], passages), report.usage
+
+    def _judgment(
+        self,
+        facts: list[FactCheck],
+        *,
+        extraction: str,
+        fallback: str | None,
+        sources: list[str],
+        usage: Usage | None,
+        base: dict[str, Any],
+    ) -> Judgment:
+        searched = ", ".join(sources) if sources else "every collection"
+        unverified = [f for f in facts if f.check.checked and not f.verified]
+        errored = [f for f in facts if not f.check.checked]
+        issues = [self._issue(f, searched) for f in unverified]
+        metadata = {
+            **base,
+            "extraction": extraction,
+            **({"extraction_fallback": fallback} if fallback else {}),
+            "total_claims": len(facts),
+            "verified_claims": sum(1 for f in facts if f.verified),
+            "unverified_claims": len(unverified),
+            "errored_claims": len(errored),
+            "claims": [f.as_dict() for f in facts],
+            "issues": issues,
+        }
+        checks = [self._row(f) for f in facts]
+        if not facts:
+            return Judgment.ok(
+                "the output makes no factual claim to check",
+                score=NumericScore(1.0),
+                confidence=1.0,
+                usage=usage,
+                metadata=metadata,
+            )
+        verified = len(facts) - len(unverified) - len(errored)
+        if errored and not unverified:
+            causes = sorted({str(f.check.cause) for f in errored})
+            return Judgment.error(
+                f"{len(errored)} of {len(facts)} claims could not be checked "
+                f"({', '.join(causes)}): {errored[0].check.error}",
+                checks=checks,
+                usage=usage,
+                metadata={**metadata, "cause": causes[0] if len(causes) == 1 else "mixed"},
+            )
+        share = verified / len(facts)
+        if unverified:
+            return Judgment.fail(
+                f"{len(unverified)} of {len(facts)} claims not verified in {searched}: "
+                + "; ".join(short_name(f.check.claim) for f in unverified),
+                score=NumericScore(share),
+                checks=checks,
+                confidence=share,
+                usage=usage,
+                metadata=metadata,
+            )
+        return Judgment.ok(
+            f"all {len(facts)} claims verified in {searched}",
+            score=NumericScore(1.0),
+            checks=checks,
+            confidence=1.0,
+            usage=usage,
+            metadata=metadata,
+        )
+
+    def _issue(self, fact: FactCheck, searched: str) -> dict[str, Any]:
+        check = fact.check
+        if not fact.passages:
+            why = "no passage in the trusted sources matches it"
+        elif check.verdict is not None and check.verdict.value == "contradicted":
+            why = "the trusted sources contradict it"
+        elif check.invented_quote:
+            why = "the quote given as evidence is not in the passages"
+        else:
+            why = "the passages found do not support it"
+        p = f", P(supported) = {check.p_supported:.2f}" if check.p_supported is not None else ""
+        return {
+            "severity": "warning",
+            "type": UNVERIFIED,
+            "message": f"Cannot verify fact: {check.claim} ({why}{p})",
+            "claim": check.claim,
+            "evidence": check.evidence,
+            "searched": {
+                "sources": searched,
+                "query": normalise(check.claim),
+                "documents": [f"{p.collection}/{p.document}" for p in fact.passages],
+            },
+            "suggestion": "Provide a source or mark the statement as unverified",
+        }
+
+    def _row(self, fact: FactCheck) -> Check:
+        check = fact.check
+        name = short_name(check.claim)
+        if not check.checked:
+            return Check(name, False, f"ERROR ({check.cause}): {check.error}")
+        if not fact.passages:
+            return Check(name, False, "nothing found in the trusted sources")
+        p = f"P(supported) = {check.p_supported:.2f}" if check.p_supported is not None else "stated"
+        where = fact.evidence_document
+        return Check(
+            name, fact.verified, f"{p}" + (f"; quote from {where}" if where else "; no quote found")
+        )

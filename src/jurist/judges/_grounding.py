@@ -1,0 +1,293 @@
+"""Grounding judges: does the output say only what its context supports?
+
+Both judges decompose: the output's claims are extracted, then each is checked against the
+context (the retrieved passages or source documents) with a checked quote and P(supported).
+`HallucinationJudge` reports each unsupported claim as an issue; `FaithfulnessJudge` scores
+the share of claims supported.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
+from jurist.judges import rag
+from jurist.judges._claims import ClaimExtractor, Claims
+from jurist.judges._criteria import short_name
+from jurist.judges._model import ModelRef
+from jurist.judges._support import ClaimCheck, ClaimVerifier, SupportOptions, SupportReport
+from jurist.llm import Model
+
+UNSUPPORTED = "unsupported_claim"
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """An output's claims and their checks against one context."""
+
+    claims: Claims
+    report: SupportReport
+    source: str
+
+    @property
+    def checks(self) -> tuple[ClaimCheck, ...]:
+        return self.report.checks
+
+    @property
+    def checked(self) -> list[ClaimCheck]:
+        return [check for check in self.checks if check.checked]
+
+    @property
+    def unsupported(self) -> list[ClaimCheck]:
+        return [check for check in self.checked if not check.supported]
+
+    @property
+    def errored(self) -> list[ClaimCheck]:
+        return [check for check in self.checks if not check.checked]
+
+    @property
+    def usage(self) -> Usage | None:
+        return Usage.total([self.claims.usage, self.report.usage])
+
+    def metadata(self, judge: str) -> dict[str, Any]:
+        probabilities = [c.p_supported for c in self.checked if c.p_supported is not None]
+        return {
+            "judge": judge,
+            **self.report.metadata,
+            "extraction": self.claims.extraction.value,
+            **(
+                {
+                    "extraction_fallback": self.claims.fallback_cause,
+                    "extraction_error": self.claims.fallback_reason,
+                }
+                if self.claims.fallback_cause
+                else {}
+            ),
+            "total_claims": len(self.checks),
+            "supported_claims": len(self.checked) - len(self.unsupported),
+            "unsupported_claims": len(self.unsupported),
+            "errored_claims": len(self.errored),
+            "invented_quotes": sum(1 for c in self.checked if c.invented_quote),
+            "p_supported_mean": sum(probabilities) / len(probabilities) if probabilities else None,
+            "p_supported_min": min(probabilities) if probabilities else None,
+            "claims": [check.as_dict() for check in self.checks],
+        }
+
+
+def claim_issue(
+    check: ClaimCheck, *, kind: str = UNSUPPORTED, searched: str = ""
+) -> dict[str, Any]:
+    """An issue, in the validation service's shape, for a claim the source does not support."""
+    if check.verdict is not None and check.verdict.value == "contradicted":
+        why = "the source contradicts it"
+    elif check.invented_quote:
+        why = "the quote given as evidence is not in the source"
+    elif check.verdict is not None and check.verdict.value == "supported":
+        why = "the source does not clearly support it"
+    else:
+        why = "the source does not mention it"
+    p = f" (P(supported) = {check.p_supported:.2f})" if check.p_supported is not None else ""
+    issue: dict[str, Any] = {
+        "severity": "warning",
+        "type": kind,
+        "message": f"Unsupported claim: {check.claim} ({why}){p}",
+        "claim": check.claim,
+        "evidence": check.evidence,
+        "verdict": check.verdict.value if check.verdict is not None else None,
+        "p_supported": check.p_supported,
+        "quote_found": check.quote_found,
+        "suggestion": "Remove the claim or cite a source that supports it",
+    }
+    if searched:
+        issue["searched"] = searched
+    return issue
+
+
+def claim_checks(grounding: Grounding) -> list[Check]:
+    checks = []
+    for check in grounding.checks:
+        if not check.checked:
+            checks.append(
+                Check(short_name(check.claim), False, f"ERROR ({check.cause}): {check.error}")
+            )
+            continue
+        p = f"P(supported) = {check.p_supported:.2f}; " if check.p_supported is not None else ""
+        quote = (
+            "quote found"
+            if check.quote_found
+            else ("quote NOT in source" if check.quote else "no quote")
+        )
+        verdict = check.verdict.value if check.verdict is not None else "?"
+        checks.append(Check(short_name(check.claim), check.supported, f"{verdict}: {p}{quote}"))
+    return checks
+
+
+class GroundingJudge(BaseJudge):
+    """What the grounding judges share: inputs from `rag`, claim extraction, verification."""
+
+    kind = JudgeKind.MODEL
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        threshold: float = 0.5,
+        together: bool = False,
+        quote_first: bool = False,
+        require_quote: bool = True,
+        max_claims: int = 12,
+        name: str | None = None,
+        description: str = "",
+    ) -> None:
+        super().__init__(name, description)
+        self.model = ModelRef(model)
+        self.options = SupportOptions(threshold, together, quote_first, require_quote)
+        self.extractor = ClaimExtractor(self.model, max_claims=max_claims)
+        self.verifier = ClaimVerifier(self.model, self.options)
+
+    async def ground(self, ctx: Context) -> Grounding | Judgment:
+        """The output's claims checked against its context, or an ABSTAIN naming what is
+        missing."""
+        try:
+            source, answer, question = rag.context(ctx), rag.answer(ctx), rag.question(ctx)
+        except ValueError as exc:
+            return Judgment.error(
+                str(exc), exc, metadata={"judge": self.name, "cause": "bad_input"}
+            )
+        if not source.strip():
+            return Judgment.abstain(
+                "no context to check the output against", metadata={"judge": self.name}
+            )
+        if not answer:
+            return Judgment.abstain("no output to check", metadata={"judge": self.name})
+        claims = await self.extractor.extract(answer, goal=question)
+        report = await self.verifier.verify(claims.claims, source)
+        return Grounding(claims, report, source)
+
+
+def _errored(
+    grounding: Grounding, judge: str, metadata: dict[str, Any], checks: Sequence[Check]
+) -> Judgment:
+    causes = sorted({str(c.cause) for c in grounding.errored})
+    first = grounding.errored[0]
+    return Judgment.error(
+        f"{len(grounding.errored)} of {len(grounding.checks)} claims could not be checked "
+        f"({', '.join(causes)}): {first.error}",
+        checks=checks,
+        usage=grounding.usage,
+        metadata={**metadata, "cause": causes[0] if len(causes) == 1 else "mixed"},
+    )
+
+
+class HallucinationJudge(GroundingJudge):
+    """Does the output contain claims its context does not support?
+
+    Each unsupported claim is an issue (severity warning, type unsupported_claim) with the
+    nearest evidence. FAIL when more than `max_unsupported` claims are unsupported; ABSTAIN
+    without a context; ERROR when claims could not be checked and none was found
+    unsupported. Confidence is 1 - unsupported / total claims, as the service spec has it;
+    the score is the share of claims supported.
+    """
+
+    def __init__(
+        self, model: Model | str | None = None, *, max_unsupported: int = 0, **options: Any
+    ) -> None:
+        super().__init__(model, **options)
+        if max_unsupported < 0:
+            raise ValueError(f"max_unsupported must be 0 or more, not {max_unsupported}")
+        self.max_unsupported = max_unsupported
+
+    async def judge(self, ctx: Context) -> Judgment:
+        grounding = await self.ground(ctx)
+        if isinstance(grounding, Judgment):
+            return grounding
+        total = len(grounding.checks)
+        unsupported = grounding.unsupported
+        metadata = {
+            **grounding.metadata(self.name),
+            "hallucination_count": len(unsupported),
+            "issues": [claim_issue(check) for check in unsupported],
+        }
+        checks = claim_checks(grounding)
+        if total == 0:
+            return Judgment.ok(
+                "the output makes no factual claim to check",
+                score=NumericScore(1.0),
+                confidence=1.0,
+                usage=grounding.usage,
+                metadata=metadata,
+            )
+        confidence = 1.0 - len(unsupported) / total
+        if len(unsupported) <= self.max_unsupported and grounding.errored:
+            return _errored(grounding, self.name, metadata, checks)
+        checked = len(grounding.checked)
+        score = NumericScore((checked - len(unsupported)) / checked)
+        if len(unsupported) > self.max_unsupported:
+            listed = "; ".join(short_name(c.claim) for c in unsupported)
+            return Judgment.fail(
+                f"{len(unsupported)} of {total} claims unsupported by the context: {listed}",
+                score=score,
+                checks=checks,
+                confidence=confidence,
+                usage=grounding.usage,
+                metadata=metadata,
+            )
+        allowed = f"within the allowed {self.max_unsupported}"
+        return Judgment.ok(
+            f"all {total} claims supported by the context"
+            if not unsupported
+            else f"{len(unsupported)} of {total} claims unsupported, {allowed}",
+            score=score,
+            checks=checks,
+            confidence=confidence,
+            usage=grounding.usage,
+            metadata=metadata,
+        )
+
+
+class FaithfulnessJudge(GroundingJudge):
+    """How much of the output does its context support? Score = supported / total claims.
+
+    PASS when the score reaches `min_score`. ABSTAIN without a context, without an output,
+    or when the output makes no factual claim (there is nothing to be faithful about). The
+    mean P(supported) is kept in metadata as a finer-grained signal for calibration.
+    """
+
+    def __init__(
+        self, model: Model | str | None = None, *, min_score: float = 0.8, **options: Any
+    ) -> None:
+        super().__init__(model, **options)
+        if not 0.0 <= min_score <= 1.0:
+            raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
+        self.min_score = min_score
+
+    async def judge(self, ctx: Context) -> Judgment:
+        grounding = await self.ground(ctx)
+        if isinstance(grounding, Judgment):
+            return grounding
+        metadata = {**grounding.metadata(self.name), "min_score": self.min_score}
+        checks = claim_checks(grounding)
+        if not grounding.checks:
+            return Judgment.abstain(
+                "the output makes no factual claim", usage=grounding.usage, metadata=metadata
+            )
+        if grounding.errored:
+            return _errored(grounding, self.name, metadata, checks)
+        total = len(grounding.checks)
+        supported = total - len(grounding.unsupported)
+        score = supported / total
+        decided = [
+            c.p_supported if c.supported else 1.0 - c.p_supported
+            for c in grounding.checks
+            if c.p_supported is not None
+        ]
+        status = Status.PASS if score >= self.min_score else Status.FAIL
+        return Judgment(
+            status,
+            NumericScore(score),
+            f"{supported} of {total} claims supported by the context",
+            tuple(checks),
+            confidence=sum(decided) / len(decided) if decided else None,
+            usage=grounding.usage,
+            metadata=metadata,
+        )

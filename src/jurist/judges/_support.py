@@ -1,0 +1,355 @@
+"""Claim verification: is each claim supported, contradicted or not mentioned by a source?
+
+A small model says "supported" to almost anything, but the probability it gives "supported"
+against the other verdicts still ranks claims, so the decision is P(supported), read at the
+verdict's token and renormalised over the three verdicts, against a threshold. The model
+also quotes the sentence it relied on, and jurist checks the quote is really in the source:
+with `require_quote` (the default) a claim counts as supported only with a quote that is.
+"""
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from pydantic import JsonValue
+
+from jurist.core import Usage
+from jurist.judges._evidence import nearest_sentence, quote_in_source
+from jurist.judges._model import ModelRef, parameters, request_for
+from jurist.judges._reading import Unreadable, json_object
+from jurist.llm import Model, ModelError, Response
+from jurist.llm._logprobs import field_probabilities
+from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
+
+QUOTE_CHARS = 400
+# A verdict and a quoted sentence: ~110 tokens at most for one claim.
+ONE_CLAIM_TOKENS = 130
+VERDICTS_KEY = "verdicts"
+
+
+class Support(StrEnum):
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    NOT_MENTIONED = "not_mentioned"
+
+
+LABELS = tuple(member.value for member in Support)
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One claim checked against the source.
+
+    `verdict` is what the model answered and `p_supported` its probability of "supported"
+    (None without token probabilities); `supported` is jurist's decision. `quote_found`
+    says whether the model's quote occurs in the source; `evidence` is that quote when it
+    does, else the source sentence nearest the claim. `cause` is set when the check failed
+    (then `verdict` is None).
+    """
+
+    claim: str
+    verdict: Support | None
+    p_supported: float | None
+    supported: bool
+    quote: str = ""
+    quote_found: bool = False
+    evidence: str = ""
+    method: str = "logprobs"
+    probabilities: Mapping[str, float] | None = None
+    cause: str | None = None
+    error: str = ""
+
+    @property
+    def checked(self) -> bool:
+        return self.cause is None
+
+    @property
+    def invented_quote(self) -> bool:
+        """A quote was given but the source does not hold it."""
+        return bool(self.quote.strip()) and not self.quote_found
+
+    def as_dict(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {
+            "claim": self.claim,
+            "verdict": self.verdict.value if self.verdict else None,
+            "p_supported": self.p_supported,
+            "supported": self.supported,
+            "quote": self.quote,
+            "quote_found": self.quote_found,
+            "evidence": self.evidence,
+            "method": self.method,
+        }
+        if self.cause is not None:
+            shown.update(cause=self.cause, error=self.error)
+        return shown
+
+
+@dataclass(frozen=True)
+class SupportReport:
+    """The checks of every claim, what they cost and how they were asked."""
+
+    checks: tuple[ClaimCheck, ...]
+    usage: Usage | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SupportOptions:
+    """How claims are verified.
+
+    `together` asks about every claim in one call instead of one call per claim;
+    `quote_first` asks for the quote before the verdict; `threshold` is the P(supported)
+    a claim needs; `require_quote` withholds support from a claim whose quote is not in
+    the source.
+    """
+
+    threshold: float = 0.5
+    together: bool = False
+    quote_first: bool = False
+    require_quote: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold < 1.0:
+            raise ValueError(f"threshold must lie strictly between 0 and 1, not {self.threshold}")
+
+
+def _verdict_properties(quote_first: bool) -> dict[str, JsonValue]:
+    verdict: JsonValue = {"type": "string", "enum": list(LABELS)}
+    quote: JsonValue = {"type": "string", "maxLength": QUOTE_CHARS}
+    if quote_first:
+        return {"quote": quote, "verdict": verdict}
+    return {"verdict": verdict, "quote": quote}
+
+
+def support_schema(*, quote_first: bool) -> dict[str, JsonValue]:
+    properties = _verdict_properties(quote_first)
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def supports_schema(count: int, *, quote_first: bool) -> dict[str, JsonValue]:
+    item: dict[str, JsonValue] = {
+        "claim": {"type": "integer", "minimum": 1, "maximum": count},
+        **_verdict_properties(quote_first),
+    }
+    return {
+        "type": "object",
+        "properties": {
+            VERDICTS_KEY: {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": item,
+                    "required": list(item),
+                    "additionalProperties": False,
+                },
+                "minItems": count,
+                "maxItems": count,
+            }
+        },
+        "required": [VERDICTS_KEY],
+        "additionalProperties": False,
+    }
+
+
+def read_check(
+    claim: str,
+    item: Mapping[str, Any],
+    probabilities: Mapping[str, float] | None,
+    source: str,
+    options: SupportOptions,
+    *,
+    where: str = "",
+) -> ClaimCheck:
+    """A claim's check from its answer object and, when read, the verdict's probabilities."""
+    said = item.get("verdict")
+    if not isinstance(said, str) or said.strip().lower() not in LABELS:
+        raise Unreadable(f'{where}"verdict" is {said!r}, not one of {", ".join(LABELS)}')
+    verdict = Support(said.strip().lower())
+    quote = item.get("quote")
+    quote_text = " ".join(quote.split()) if isinstance(quote, str) else ""
+    found = quote_in_source(quote_text, source)
+    if probabilities is not None:
+        p_supported: float | None = float(probabilities[Support.SUPPORTED])
+        method = "logprobs"
+        believed = p_supported is not None and p_supported >= options.threshold
+    else:
+        p_supported, method = None, "stated"
+        believed = verdict is Support.SUPPORTED
+    return ClaimCheck(
+        claim,
+        verdict,
+        p_supported,
+        believed and (found or not options.require_quote),
+        quote_text,
+        found,
+        quote_text if found else nearest_sentence(claim, source),
+        method,
+        dict(probabilities) if probabilities is not None else None,
+    )
+
+
+def _failed(claim: str, source: str, cause: str, error: str) -> ClaimCheck:
+    return ClaimCheck(
+        claim,
+        None,
+        None,
+        False,
+        evidence=nearest_sentence(claim, source),
+        method="none",
+        cause=cause,
+        error=error,
+    )
+
+
+def _call_metadata(
+    template: PromptTemplate, prompt: RenderedPrompt, model: Model, request_params: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "template": template.name,
+        "prompt_sha256": prompt.sha256,
+        "model": model.name,
+        "parameters": request_params,
+    }
+
+
+class ClaimVerifier:
+    """Checks claims against one source text with a model.
+
+    By default each claim is its own call, all in flight together; they share the source
+    as their prompt prefix, so a local runtime evaluates the source once. With
+    `options.together` one call checks them all.
+    """
+
+    def __init__(
+        self, model: Model | str | ModelRef | None = None, options: SupportOptions | None = None
+    ) -> None:
+        self.model = model if isinstance(model, ModelRef) else ModelRef(model)
+        self.options = options or SupportOptions()
+
+    async def verify(self, claims: Sequence[str], source: str) -> SupportReport:
+        if not claims:
+            return SupportReport((), None, {"mode": self._mode})
+        try:
+            model = self.model.get()
+        except ModelError as exc:
+            failed = [_failed(c, source, exc.kind.value, str(exc.cause)) for c in claims]
+            return SupportReport(tuple(failed), None, {"mode": self._mode})
+        if self.options.together:
+            return await self._together(model, claims, source)
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._one(model, claim, source)) for claim in claims]
+        results = [task.result() for task in tasks]
+        first = next((meta for _, _, meta in results if meta), {})
+        return SupportReport(
+            tuple(check for check, _, _ in results),
+            Usage.total(usage for _, usage, _ in results),
+            {"mode": self._mode, **first},
+        )
+
+    @property
+    def _mode(self) -> str:
+        return "together" if self.options.together else "per_claim"
+
+    def _render(
+        self, name: str, **variables: Any
+    ) -> tuple[PromptTemplate, RenderedPrompt, RenderedPrompt]:
+        template = PromptTemplate.named(name)
+        prompt = template.render(None, quote_first=self.options.quote_first, **variables)
+        return template, prompt, PromptTemplate.named("system").render(None)
+
+    async def _one(
+        self, model: Model, claim: str, source: str
+    ) -> tuple[ClaimCheck, Usage | None, dict[str, Any]]:
+        try:
+            template, prompt, system = self._render("claim_support", context=source, claim=claim)
+        except PromptError as exc:
+            return _failed(claim, source, "prompt", str(exc)), None, {}
+        request = request_for(
+            prompt,
+            model,
+            system=system,
+            json_schema=support_schema(quote_first=self.options.quote_first),
+            wants_logprobs=True,
+            max_tokens=ONE_CLAIM_TOKENS,
+        )
+        meta = _call_metadata(template, prompt, model, parameters(request))
+        try:
+            response = await model.complete(request)
+        except ModelError as exc:
+            return _failed(claim, source, exc.kind.value, str(exc.cause)), None, meta
+        try:
+            found = field_probabilities(response.logprobs, "verdict", LABELS)
+            check = read_check(
+                claim, json_object(response), found[0] if found else None, source, self.options
+            )
+        except Unreadable as exc:
+            return _failed(claim, source, "unparseable", str(exc)), response.usage, meta
+        return check, response.usage, meta
+
+    async def _together(self, model: Model, claims: Sequence[str], source: str) -> SupportReport:
+        count = len(claims)
+        try:
+            template, prompt, system = self._render(
+                "claims_support", context=source, claims=list(claims)
+            )
+        except PromptError as exc:
+            failed = [_failed(c, source, "prompt", str(exc)) for c in claims]
+            return SupportReport(tuple(failed), None, {"mode": self._mode})
+        request = request_for(
+            prompt,
+            model,
+            system=system,
+            json_schema=supports_schema(count, quote_first=self.options.quote_first),
+            wants_logprobs=True,
+            max_tokens=ONE_CLAIM_TOKENS * count + 40,
+        )
+        meta = {"mode": self._mode, **_call_metadata(template, prompt, model, parameters(request))}
+        try:
+            response = await model.complete(request)
+        except ModelError as exc:
+            failed = [_failed(c, source, exc.kind.value, str(exc.cause)) for c in claims]
+            return SupportReport(tuple(failed), None, meta)
+        try:
+            checks = read_checks(response, claims, source, self.options)
+        except Unreadable as exc:
+            failed = [_failed(c, source, "unparseable", str(exc)) for c in claims]
+            return SupportReport(tuple(failed), response.usage, meta)
+        return SupportReport(tuple(checks), response.usage, meta)
+
+
+def read_checks(
+    response: Response, claims: Sequence[str], source: str, options: SupportOptions
+) -> list[ClaimCheck]:
+    """The checks of a one-call answer, in the order of the claims: exactly one verdict per
+    claim number; P(supported) of the k-th verdict written is read at its k-th "verdict"
+    token (the stated verdicts are used when the tokens do not line up)."""
+    count = len(claims)
+    items = json_object(response).get(VERDICTS_KEY)
+    if not isinstance(items, list):
+        raise Unreadable(f"the answer has no {VERDICTS_KEY!r} array")
+    if len(items) != count:
+        raise Unreadable(f"the answer holds {len(items)} verdicts for {count} claims")
+    found = field_probabilities(response.logprobs, "verdict", LABELS)
+    aligned = len(found) == count
+    by_number: dict[int, ClaimCheck] = {}
+    for position, item in enumerate(items):
+        where = f"verdict {position + 1}: "
+        if not isinstance(item, Mapping):
+            raise Unreadable(f"{where}a {type(item).__name__}, not an object")
+        number = item.get("claim")
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+            raise Unreadable(f'{where}"claim" is {number!r}, not a number 1..{count}')
+        if number in by_number:
+            raise Unreadable(f"{where}claim {number} has a second verdict")
+        probabilities = found[position] if aligned else None
+        by_number[number] = read_check(
+            claims[number - 1], item, probabilities, source, options, where=where
+        )
+    return [by_number[number] for number in range(1, count + 1)]

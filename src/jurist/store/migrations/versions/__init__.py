@@ -1,0 +1,1 @@
+"""The store's revisions, one chain; alembic skips this file."""
