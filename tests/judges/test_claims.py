@@ -1,0 +1,103 @@
+"""Claims: model extraction, the sentence fallback, and evidence checks in the source."""
+
+import json
+
+import pytest
+
+from jurist.judges import ClaimExtractor, Extraction, nearest_sentence, quote_in_source
+from jurist.judges._claims import sentence_claims, split_sentences
+from jurist.llm import ErrorKind, ModelError
+from scripted import ScriptedModel, answer
+
+SUMMARY = "Dr. Smith founded Acme Inc. in 1999. It employs 3.5 thousand people! Is it big?"
+
+
+async def test_model_claims_are_read_cleaned_and_limited():
+    model = ScriptedModel(
+        script=[answer(json.dumps({"claims": ["A is  B.", "A is B.", " ", "C was born in 1900."]}))]
+    )
+    claims = await ClaimExtractor(model, max_claims=5).extract("A is B. C was born in 1900.")
+    assert claims.claims == ("A is B.", "C was born in 1900.")
+    assert claims.extraction is Extraction.MODEL
+    assert claims.fallback_cause is None
+    assert claims.usage is not None
+    assert claims.usage.calls == 1
+    request = model.requests[0]
+    assert request.json_schema["properties"]["claims"]["maxItems"] == 5
+    # The output is fenced data and the instruction comes after it.
+    prompt = request.messages[-1].content
+    assert prompt.index("A is B. C was born in 1900.") < prompt.index("List the factual claims")
+
+
+async def test_a_model_failure_falls_back_to_sentences_and_says_so():
+    model = ScriptedModel(script=[ModelError(ErrorKind.TIMEOUT, "slow")])
+    claims = await ClaimExtractor(model).extract(SUMMARY)
+    assert claims.extraction is Extraction.SENTENCES
+    assert claims.fallback_cause == "timeout"
+    assert claims.claims == ("Dr. Smith founded Acme Inc. in 1999.", "It employs 3.5 thousand people!")
+
+
+async def test_an_unreadable_answer_falls_back_and_keeps_the_usage():
+    model = ScriptedModel(script=[answer('{"claims": "not a list"}')])
+    claims = await ClaimExtractor(model).extract("The sky is blue today.")
+    assert claims.extraction is Extraction.SENTENCES
+    assert claims.fallback_cause == "unparseable"
+    assert "claims" in claims.fallback_reason
+    assert claims.usage is not None
+    assert claims.claims == ("The sky is blue today.",)
+
+
+async def test_no_output_means_no_claims_and_no_call():
+    model = ScriptedModel(script=[])
+    claims = await ClaimExtractor(model).extract("   ")
+    assert claims.claims == ()
+    assert model.calls == 0
+
+
+def test_max_claims_must_be_positive():
+    with pytest.raises(ValueError, match="max_claims"):
+        ClaimExtractor(ScriptedModel(), max_claims=0)
+
+
+def test_sentences_keep_abbreviations_initials_and_decimals_together():
+    text = "Mr. J. R. Smith paid $3.5 million. The U.S. team won. Then it rained.\n\n- A list item here"
+    assert split_sentences(text) == [
+        "Mr. J. R. Smith paid $3.5 million.",
+        "The U.S. team won.",
+        "Then it rained.",
+        "- A list item here",
+    ]
+
+
+def test_sentence_claims_drop_questions_fragments_and_list_markers():
+    text = "Is it true? Yes. The bridge opened in 1932.\n1. The tower is 300 m tall."
+    assert sentence_claims(text) == ["The bridge opened in 1932.", "The tower is 300 m tall."]
+
+
+SOURCE = (
+    "The Eiffel Tower was completed in 1889 for the World\u2019s Fair.\n"
+    "It is 330   metres tall. About seven million people visit it each year."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote", "found"),
+    [
+        ("It is 330 metres tall.", True),  # whitespace differs
+        ("the eiffel tower was completed in 1889 for the world's fair", True),  # case, apostrophe
+        ("The Eiffel Tower was completed ... for the World's Fair.", True),  # an ellipsis
+        ("The Eiffel Tower was completed in 1925.", False),  # invented
+        ("for the World's Fair ... The Eiffel Tower", False),  # pieces out of order
+        ("", False),
+        ("...", False),
+    ],
+)
+def test_quotes_count_only_when_the_source_holds_them(quote, found):
+    assert quote_in_source(quote, SOURCE) is found
+
+
+def test_nearest_sentence_is_the_one_sharing_most_content_words():
+    assert nearest_sentence("The tower has seven million visitors a year", SOURCE) == (
+        "About seven million people visit it each year."
+    )
+    assert nearest_sentence("Bananas are yellow", SOURCE) == ""
