@@ -9,7 +9,9 @@ from jurist import __version__
 from jurist.cli._check import check
 from jurist.cli._compare import compare
 from jurist.cli._criteria import criteria
+from jurist.cli._grounding import facts, grounding
 from jurist.cli._judge import judge
+from jurist.cli._kb import kb_app
 from jurist.cli._models import models_app
 from jurist.cli._rubrics import rubrics_app
 from jurist.settings import get_settings
@@ -50,7 +52,10 @@ def _root(
 app.command("check")(check)
 app.command("compare")(compare)
 app.command("criteria")(criteria)
+app.command("facts")(facts)
+app.command("grounding")(grounding)
 app.command("judge")(judge)
+app.add_typer(kb_app, name="kb")
 app.add_typer(models_app, name="models")
 app.add_typer(rubrics_app, name="rubrics")
 
