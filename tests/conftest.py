@@ -4,6 +4,9 @@ import pytest
 
 from jurist.settings import get_settings
 
+# postgres_server, postgres_url: a throwaway PostgreSQL server (tests/postgres.py).
+pytest_plugins = ["postgres"]
+
 
 @pytest.fixture
 def rubrics_path(monkeypatch, tmp_path):

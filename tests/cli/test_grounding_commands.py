@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "judges"))
-from grounding_script import claims_answer, router, verdict_answer  # noqa: E402
+from grounding_script import claims_answer, router, verdict_answer
 
-from jurist.cli import app  # noqa: E402
+from jurist.cli import app
 
 runner = CliRunner()
 SOURCE = "The Eiffel Tower was completed in 1889. It is 330 metres tall."

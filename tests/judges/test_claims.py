@@ -34,7 +34,10 @@ async def test_a_model_failure_falls_back_to_sentences_and_says_so():
     claims = await ClaimExtractor(model).extract(SUMMARY)
     assert claims.extraction is Extraction.SENTENCES
     assert claims.fallback_cause == "timeout"
-    assert claims.claims == ("Dr. Smith founded Acme Inc. in 1999.", "It employs 3.5 thousand people!")
+    assert claims.claims == (
+        "Dr. Smith founded Acme Inc. in 1999.",
+        "It employs 3.5 thousand people!",
+    )
 
 
 async def test_an_unreadable_answer_falls_back_and_keeps_the_usage():
@@ -60,7 +63,10 @@ def test_max_claims_must_be_positive():
 
 
 def test_sentences_keep_abbreviations_initials_and_decimals_together():
-    text = "Mr. J. R. Smith paid $3.5 million. The U.S. team won. Then it rained.\n\n- A list item here"
+    text = (
+        "Mr. J. R. Smith paid $3.5 million. The U.S. team won. Then it rained.\n\n"
+        "- A list item here"
+    )
     assert split_sentences(text) == [
         "Mr. J. R. Smith paid $3.5 million.",
         "The U.S. team won.",

@@ -150,7 +150,11 @@ async def test_extraction_failure_falls_back_to_sentences_and_the_judgment_says_
         "It has a tower.": verdict_answer(0.9, "It has a tower."),
     }
     step = router(ModelError(ErrorKind.TIMEOUT, "slow"), sentences)
-    ctx = Context("q", output="Paris is in France. It has a tower.", context="Paris is in France. It has a tower.")
+    ctx = Context(
+        "q",
+        output="Paris is in France. It has a tower.",
+        context="Paris is in France. It has a tower.",
+    )
     result = await FaithfulnessJudge(routed_model(step)).judge(ctx)
     assert result.status is Status.PASS
     assert result.metadata["extraction"] == "sentences"

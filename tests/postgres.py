@@ -1,0 +1,130 @@
+"""A throwaway PostgreSQL server for tests, and a fresh database per test.
+
+`postgres_server` starts one server per session (initdb into a temporary directory, as the
+`postgres` user when running as root, since initdb refuses root; loopback only, a free port,
+the socket in the same directory) and removes it at the end. `postgres_url` creates an
+empty database for one test and drops it afterwards. Without the server binaries the tests
+fail rather than skip: CI must exercise PostgreSQL.
+"""
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+_USER = "postgres"
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    port: int
+    directory: Path
+    start_seconds: float
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{_USER}@127.0.0.1:{self.port}/{database}"
+
+
+def _binaries() -> Path:
+    candidates = [Path(path).parent for path in filter(None, [shutil.which("pg_ctl")])]
+    candidates += sorted(
+        (Path(p) for p in glob.glob("/usr/lib/postgresql/*/bin")),
+        key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
+        reverse=True,
+    )
+    for directory in candidates:
+        if (directory / "initdb").exists() and (directory / "pg_ctl").exists():
+            return directory.resolve()
+    pytest.fail(
+        "PostgreSQL server binaries (initdb, pg_ctl) not found: the store's tests need a "
+        "real server. Install it with `apt-get install postgresql`.",
+        pytrace=False,
+    )
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    if os.geteuid() != 0:
+        return command
+    return ["runuser", "-u", _USER, "--", *command]
+
+
+def _run(command: list[str]) -> None:
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        pytest.fail(
+            f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout}{result.stderr}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    binaries = _binaries()
+    started = time.perf_counter()
+    directory = Path(tempfile.mkdtemp(prefix="jurist-pg-"))
+    if os.geteuid() == 0:
+        os.chown(directory, pwd.getpwnam(_USER).pw_uid, -1)
+    data = directory / "data"
+    pg_ctl = [str(binaries / "pg_ctl"), "-D", str(data)]
+    try:
+        _run(
+            _as_server_user(
+                [
+                    *(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", _USER),
+                    *("--no-sync", "-E", "UTF8", "--locale", "C"),
+                ]
+            )
+        )
+        port = _free_port()
+        # A throwaway server: durability settings off, for speed.
+        options = (
+            f"-c listen_addresses=127.0.0.1 -p {port} -k {directory} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        _run(_as_server_user([*pg_ctl, "-l", str(directory / "log"), "-w", "-o", options, "start"]))
+        server = PostgresServer(port, directory, time.perf_counter() - started)
+        yield server
+    finally:
+        if (data / "postmaster.pid").exists():
+            subprocess.run(
+                _as_server_user([*pg_ctl, "-m", "immediate", "-w", "stop"]),
+                capture_output=True,
+                check=False,
+            )
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A URL (`postgresql://...`) of a new, empty database, dropped after the test."""
+    import psycopg
+
+    name = f"jurist_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield postgres_server.url(name)
+    finally:
+        with (
+            psycopg.connect(postgres_server.url(), autocommit=True) as admin,
+            contextlib.suppress(psycopg.Error),
+        ):
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
