@@ -6,7 +6,7 @@ export UV_PYTHON_DOWNLOADS := never
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 EXAMPLE_JUDGE := --rubric summarization --source examples/article.txt --goal 'Summarise the article.'
 
-.PHONY: demo test lint uv
+.PHONY: demo test lint uv postgres
 
 uv:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
@@ -28,5 +28,10 @@ lint: uv
 	$(UV) run --frozen ruff format --check src tests bench
 	$(UV) run --frozen mypy
 
-test: lint
+# The store's tests start their own throwaway PostgreSQL server; they need its binaries.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
+
+test: lint postgres
 	$(UV) run --frozen pytest

@@ -18,7 +18,7 @@ from jurist.judges._criteria import short_name
 from jurist.judges._evidence import normalise, quote_in_source
 from jurist.judges._model import ModelRef
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
-from jurist.judges._support import ClaimCheck, ClaimVerifier, SupportOptions
+from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions
 from jurist.llm import Model
 from jurist.settings import get_settings
 
@@ -221,7 +221,7 @@ class FactChecker(BaseJudge):
         check = fact.check
         if not fact.passages:
             why = "no passage in the trusted sources matches it"
-        elif check.verdict is not None and check.verdict.value == "contradicted":
+        elif check.verdict is Support.CONTRADICTED:
             why = "the trusted sources contradict it"
         elif check.invented_quote:
             why = "the quote given as evidence is not in the passages"

@@ -15,7 +15,13 @@ from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims
 from jurist.judges._criteria import short_name
 from jurist.judges._model import ModelRef
-from jurist.judges._support import ClaimCheck, ClaimVerifier, SupportOptions, SupportReport
+from jurist.judges._support import (
+    ClaimCheck,
+    ClaimVerifier,
+    Support,
+    SupportOptions,
+    SupportReport,
+)
 from jurist.llm import Model
 
 UNSUPPORTED = "unsupported_claim"
@@ -74,22 +80,20 @@ class Grounding:
         }
 
 
-def claim_issue(
-    check: ClaimCheck, *, kind: str = UNSUPPORTED, searched: str = ""
-) -> dict[str, Any]:
+def claim_issue(check: ClaimCheck) -> dict[str, Any]:
     """An issue, in the validation service's shape, for a claim the source does not support."""
-    if check.verdict is not None and check.verdict.value == "contradicted":
+    if check.verdict is Support.CONTRADICTED:
         why = "the source contradicts it"
     elif check.invented_quote:
         why = "the quote given as evidence is not in the source"
-    elif check.verdict is not None and check.verdict.value == "supported":
+    elif check.verdict is Support.SUPPORTED:
         why = "the source does not clearly support it"
     else:
         why = "the source does not mention it"
     p = f" (P(supported) = {check.p_supported:.2f})" if check.p_supported is not None else ""
     issue: dict[str, Any] = {
         "severity": "warning",
-        "type": kind,
+        "type": UNSUPPORTED,
         "message": f"Unsupported claim: {check.claim} ({why}){p}",
         "claim": check.claim,
         "evidence": check.evidence,
@@ -98,8 +102,6 @@ def claim_issue(
         "quote_found": check.quote_found,
         "suggestion": "Remove the claim or cite a source that supports it",
     }
-    if searched:
-        issue["searched"] = searched
     return issue
 
 
