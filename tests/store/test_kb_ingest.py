@@ -27,6 +27,23 @@ async def _chunks(knowledge: KnowledgeBase) -> list[tuple[str, int, str]]:
         return [tuple(row) for row in rows]
 
 
+async def _index_matches_chunks(knowledge: KnowledgeBase, word: str) -> None:
+    """On SQLite, the FTS index (external content, kept by triggers) holds exactly the live
+    chunks that contain `word`: no entry of a deleted or replaced chunk lingers."""
+    if knowledge.engine.dialect.name != "sqlite":
+        return  # PostgreSQL's tsvector is a generated column, in step by construction
+    async with knowledge.engine.connect() as connection:
+        indexed = await connection.scalars(
+            sa.text("SELECT rowid FROM kb_chunks_fts WHERE kb_chunks_fts MATCH :word"),
+            {"word": f'"{word}"'},
+        )
+        live = await connection.scalars(
+            sa.text("SELECT id FROM kb_chunks WHERE lower(text) LIKE :pattern"),
+            {"pattern": f"%{word.lower()}%"},
+        )
+        assert sorted(indexed) == sorted(live)
+
+
 async def test_a_text_file_becomes_one_document_named_after_the_file(knowledge, tmp_path):
     (tmp_path / "volcano.txt").write_text(VOLCANO, encoding="utf-8")
     report = await knowledge.add(tmp_path / "volcano.txt", "geology")
@@ -104,11 +121,8 @@ async def test_changed_content_replaces_the_old_chunks_and_their_index_entries(k
     assert await knowledge.search("Krakatoa") == []
     assert [p.document for p in await knowledge.search("Tambora")] == ["v.txt"]
     assert await knowledge.collections() == [CollectionInfo("geology", 1, 1)]
-    if knowledge.engine.dialect.name == "sqlite":
-        async with knowledge.engine.begin() as connection:  # raises if the index drifted
-            await connection.execute(
-                sa.text("INSERT INTO kb_chunks_fts(kb_chunks_fts) VALUES ('integrity-check')")
-            )
+    await _index_matches_chunks(knowledge, "Krakatoa")
+    await _index_matches_chunks(knowledge, "Tambora")
 
 
 async def test_other_chunk_sizes_rechunk_an_unchanged_document(knowledge):
@@ -220,3 +234,13 @@ async def test_writers_on_two_engines_share_one_sqlite_file(tmp_path):
             )
         )
         assert await first.collections() == [CollectionInfo("shared", 20, 20)]
+
+
+async def test_deleting_a_collection_removes_its_documents_chunks_and_index_entries(knowledge):
+    await knowledge.add_text(VOLCANO, "gone", "k")
+    await knowledge.add_text(VOLCANO, "kept", "k")
+    async with knowledge.engine.begin() as connection:
+        await connection.execute(sa.text("DELETE FROM kb_collections WHERE name = 'gone'"))
+    await _index_matches_chunks(knowledge, "Krakatoa")
+    assert await knowledge.collections() == [CollectionInfo("kept", 1, 1)]
+    assert [p.collection for p in await knowledge.search("Krakatoa")] == ["kept"]

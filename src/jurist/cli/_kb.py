@@ -159,7 +159,7 @@ def search(
         console.print(
             Text.assemble(
                 (f"{rank}. {row['collection']}/{row['document']}", "bold"),
-                (f"  chunk {row['chunk']}  score {float(str(row['score'])):.3f}", "dim"),
+                (f"  chunk {row['chunk']}  score {float(str(row['score'])):.3g}", "dim"),
             )
         )
         console.print(Text(str(row["text"])), soft_wrap=True)

@@ -8,7 +8,7 @@ DEFAULT_CHUNK_WORDS = 200
 DEFAULT_OVERLAP_WORDS = 40
 
 _WORD = re.compile(r"\S+")
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+_SENTENCE_END = re.compile("[.!?\u2026][\"'\u201d\u2019)\\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 
 
@@ -48,7 +48,9 @@ def chunk_text(
     while start < len(words):
         end = min(start + chunk_words, len(words))
         if end < len(words):
-            end = _break_near(text, words, start, end, overlap_words, chunk_words)
+            # Never so early that the next chunk, starting overlap_words back, would not advance.
+            earliest = max(start + overlap_words + 1, end - max(1, chunk_words // 5))
+            end = _break_near(text, words, earliest, end)
         first, last = words[start][0], words[end - 1][1]
         chunks.append(Chunk(len(chunks), text[first:last], first, last))
         if end == len(words):
@@ -57,12 +59,9 @@ def chunk_text(
     return chunks
 
 
-def _break_near(
-    text: str, words: list[tuple[int, int]], start: int, end: int, overlap: int, size: int
-) -> int:
-    """Where to end the chunk `words[start:end]`: the nearest paragraph end in reach, else the
-    nearest sentence end, else `end`. Never so early that the next chunk would not advance."""
-    earliest = max(start + overlap + 1, end - max(1, size // 5))
+def _break_near(text: str, words: list[tuple[int, int]], earliest: int, end: int) -> int:
+    """Where to end a chunk meant to end before word `end`: at the nearest paragraph end
+    after word `earliest`, else the nearest sentence end there, else at `end`."""
     sentence = None
     for cut in range(end, earliest - 1, -1):
         previous_end, next_start = words[cut - 1][1], words[cut][0]

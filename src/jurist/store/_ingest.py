@@ -23,7 +23,7 @@ class SourceDocument:
     document_id: str
     text: str
     title: str | None
-    source: str
+    source: str | None
     location: str
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -163,7 +163,9 @@ def _record(line: str, location: str) -> dict[str, Any]:
     identifier = record.get("id")
     if identifier is not None:
         if isinstance(identifier, bool) or not isinstance(identifier, str | int):
-            raise IngestError(location, f"`id` must be a string or an integer, got {_kind(identifier)}")
+            raise IngestError(
+                location, f"`id` must be a string or an integer, got {_kind(identifier)}"
+            )
         if not str(identifier).strip():
             raise IngestError(location, "`id` is empty")
     title = record.get("title")

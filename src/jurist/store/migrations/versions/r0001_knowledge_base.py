@@ -99,7 +99,9 @@ def upgrade() -> None:
             name="fk_kb_chunks_kb_document_id_kb_documents",
             ondelete="CASCADE",
         ),
-        sa.UniqueConstraint("kb_document_id", "ordinal", name="uq_kb_chunks_kb_document_id_ordinal"),
+        sa.UniqueConstraint(
+            "kb_document_id", "ordinal", name="uq_kb_chunks_kb_document_id_ordinal"
+        ),
     )
     for statement in _SQLITE_FULLTEXT if dialect == "sqlite" else _POSTGRES_FULLTEXT:
         op.execute(statement)

@@ -1,0 +1,32 @@
+"""Persistence: SQLAlchemy 2 (asyncio) on SQLite by default or PostgreSQL by URL, with
+alembic migrations shipped in the package, and the knowledge base fact-checking searches.
+
+    knowledge = await KnowledgeBase.open()          # SQLite under JURIST_HOME, migrated
+    await knowledge.add("docs/", "handbook")
+    passages = await knowledge.search("refund policy", collections=["handbook"])
+"""
+
+from jurist.store._chunking import Chunk, chunk_text
+from jurist.store._engine import create_engine, database_url
+from jurist.store._errors import IngestError, StoreError
+from jurist.store._ingest import Skipped
+from jurist.store._knowledge import KnowledgeBase
+from jurist.store._migrate import alembic_config, head_revision, migrate, schema_revision
+from jurist.store._report import CollectionInfo, IngestReport
+
+__all__ = [
+    "Chunk",
+    "CollectionInfo",
+    "IngestError",
+    "IngestReport",
+    "KnowledgeBase",
+    "Skipped",
+    "StoreError",
+    "alembic_config",
+    "chunk_text",
+    "create_engine",
+    "database_url",
+    "head_revision",
+    "migrate",
+    "schema_revision",
+]
