@@ -139,7 +139,7 @@ def auc(x: np.ndarray, y: np.ndarray) -> float:
     return float((greater + 0.5 * ties) / (len(positives) * len(negatives)))
 
 
-def report(results: list[dict[str, Any]], mode: str) -> None:
+def report(results: list[dict[str, Any]]) -> None:
     human = np.array([r["human"] for r in results], dtype=float)
     print(f"items: {len(results)}  (human consistency: {int((human >= 5).sum())} rated 5)")
     seconds = [r["seconds"] for r in results]
@@ -153,8 +153,9 @@ def report(results: list[dict[str, Any]], mode: str) -> None:
         f"claims per item: mean {statistics.fmean(claims):.2f}; extraction by model "
         f"{methods.count('model')}, by sentences {methods.count('sentences')}"
     )
-    for each in ["per_claim", "together"] if mode == "both" else [mode]:
-        done = [r for r in results if r[each]["score"] is not None]
+    modes = [m for m in ("per_claim", "together") if any(m in r for r in results)]
+    for each in modes:
+        done = [r for r in results if each in r and r[each]["score"] is not None]
         print(f"\n== {each}: {len(done)} items with claims")
         calls = statistics.fmean(r[each]["calls"] + r["extraction"]["calls"] for r in done)
         tokens_in = statistics.fmean(r[each]["input_tokens"] for r in done)
@@ -182,10 +183,19 @@ def report(results: list[dict[str, Any]], mode: str) -> None:
                 f"Kendall {tau[0]:+.3f} [{tau[1]:+.3f}, {tau[2]:+.3f}]  "
                 f"AUC(5 vs rest) {area[0]:.3f} [{area[1]:.3f}, {area[2]:.3f}]"
             )
-    if mode == "both":
+    both = [r for r in results if "per_claim" in r and "together" in r]
+    if both:
         agree = total = 0
         differences = []
-        for r in results:
+        tokens = {m: sum(r[m]["input_tokens"] + r[m]["output_tokens"] for r in both) for m in modes}
+        seconds = {m: sum(r[m]["seconds"] for r in both) for m in modes}
+        print(f"\n== per-claim vs together on the same {len(both)} items and claims")
+        for m in modes:
+            print(
+                f"  {m:10s} verification: {tokens[m] / len(both):.0f} tokens per item, "
+                f"{seconds[m] / len(both):.1f} s per item"
+            )
+        for r in both:
             for a, b in zip(r["per_claim"]["checks"], r["together"]["checks"], strict=True):
                 if a["verdict"] is None or b["verdict"] is None:
                     continue
@@ -234,7 +244,7 @@ async def main() -> None:
                     f"{result['seconds']:.1f} s",
                     flush=True,
                 )
-    report([done[row["id"]] for row in items if row["id"] in done], args.mode)
+    report([done[row["id"]] for row in items if row["id"] in done])
 
 
 if __name__ == "__main__":
