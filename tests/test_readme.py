@@ -29,3 +29,14 @@ def test_readme_examples_run(capsys):
     assert met.startswith("PASS ")
     assert unmet.startswith("FAIL ")
     assert float(met.split()[3]) > float(unmet.split()[3])
+    # The grounding example, through the real embedded model: the invented claim is caught
+    # and the true one is supported by a quote that is really in the context.
+    claims = [line.strip() for line in printed.splitlines() if line.startswith("  supported=")]
+    invented = next(line for line in claims if "Corbusier" in line)
+    year = next(line for line in claims if "1889" in line and "Corbusier" not in line)
+    assert invented.startswith("supported=False")
+    assert year.startswith("supported=True")
+    assert "(quote found)" in year
+    assert any(
+        line.startswith("FAIL ") and "claims unsupported" in line for line in printed.splitlines()
+    )

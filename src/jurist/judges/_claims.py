@@ -15,7 +15,7 @@ from pydantic import JsonValue
 
 from jurist.core import Usage
 from jurist.judges._model import ModelRef, parameters, request_for
-from jurist.judges._reading import Unreadable, json_object
+from jurist.judges._reading import Unreadable, closed_object_schema, json_object
 from jurist.llm import Model, ModelError
 from jurist.prompts import PromptError, PromptTemplate
 
@@ -89,18 +89,12 @@ def sentence_claims(text: str, limit: int = MAX_CLAIMS) -> list[str]:
 
 
 def claims_schema(limit: int) -> dict[str, JsonValue]:
-    return {
-        "type": "object",
-        "properties": {
-            "claims": {
-                "type": "array",
-                "items": {"type": "string", "maxLength": CLAIM_CHARS},
-                "maxItems": limit,
-            }
-        },
-        "required": ["claims"],
-        "additionalProperties": False,
+    claims: JsonValue = {
+        "type": "array",
+        "items": {"type": "string", "maxLength": CLAIM_CHARS},
+        "maxItems": limit,
     }
+    return closed_object_schema({"claims": claims})
 
 
 def read_claims(answer: Mapping[str, Any], limit: int) -> list[str]:

@@ -34,7 +34,13 @@ from jurist.judges._model import (
     request_for,
     unreadable_judgment,
 )
-from jurist.judges._reading import Unreadable, json_object, stated_confidence
+from jurist.judges._reading import (
+    Unreadable,
+    closed_object_schema,
+    json_object,
+    numbered_answers_schema,
+    stated_confidence,
+)
 from jurist.llm import Model, ModelError, Request, Response
 from jurist.llm._logprobs import field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
@@ -93,45 +99,17 @@ def _verdict_properties(stated: bool, reason_first: bool) -> dict[str, JsonValue
 def criterion_schema(*, stated: bool, reason_first: bool = False) -> dict[str, JsonValue]:
     """The answer to one criterion: `{"answer", "reason"}`, plus `"confidence"` when the
     model has no token probabilities to read."""
-    properties = _verdict_properties(stated, reason_first)
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    return closed_object_schema(_verdict_properties(stated, reason_first))
 
 
 def criteria_schema(
     count: int, *, stated: bool, reason_first: bool = False
 ) -> dict[str, JsonValue]:
     """The answer to `count` criteria at once: `{"verdicts": [...]}` with exactly one
-    verdict per criterion, each naming its criterion's number (1-based).
-
-    An object around the array, not a bare array: providers' structured output wants an
-    object at the top."""
-    item: dict[str, JsonValue] = {
-        "criterion": {"type": "integer", "minimum": 1, "maximum": count},
-        **_verdict_properties(stated, reason_first),
-    }
-    return {
-        "type": "object",
-        "properties": {
-            VERDICTS_KEY: {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": item,
-                    "required": list(item),
-                    "additionalProperties": False,
-                },
-                "minItems": count,
-                "maxItems": count,
-            }
-        },
-        "required": [VERDICTS_KEY],
-        "additionalProperties": False,
-    }
+    verdict per criterion, each naming its criterion's number (1-based)."""
+    return numbered_answers_schema(
+        VERDICTS_KEY, "criterion", _verdict_properties(stated, reason_first), count
+    )
 
 
 @dataclass(frozen=True)

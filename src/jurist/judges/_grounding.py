@@ -150,18 +150,10 @@ class GroundingJudge(BaseJudge):
     async def ground(self, ctx: Context) -> Grounding | Judgment:
         """The output's claims checked against its context, or an ABSTAIN naming what is
         missing."""
-        try:
-            source, answer, question = rag.context(ctx), rag.answer(ctx), rag.question(ctx)
-        except ValueError as exc:
-            return Judgment.error(
-                str(exc), exc, metadata={"judge": self.name, "cause": "bad_input"}
-            )
-        if not source.strip():
-            return Judgment.abstain(
-                "no context to check the output against", metadata={"judge": self.name}
-            )
-        if not answer:
-            return Judgment.abstain("no output to check", metadata={"judge": self.name})
+        inputs = rag.require(ctx, "passages", "answer", judge=self.name)
+        if isinstance(inputs, Judgment):
+            return inputs
+        source, answer, question = inputs.context, inputs.answer, inputs.question
         claims = await self.extractor.extract(answer, goal=question)
         report = await self.verifier.verify(claims.claims, source)
         return Grounding(claims, report, source)

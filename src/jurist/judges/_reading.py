@@ -67,6 +67,32 @@ def object_schema(properties: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
+def closed_object_schema(properties: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """`object_schema` that admits no other property."""
+    return {**object_schema(properties), "additionalProperties": False}
+
+
+def numbered_answers_schema(
+    key: str, number: str, properties: dict[str, JsonValue], count: int
+) -> dict[str, JsonValue]:
+    """Several answers in one call: `{key: [...]}` holding exactly `count` objects, each
+    naming the item it answers by its 1-based `number` field before `properties`.
+
+    An object around the array, not a bare array: providers' structured output wants an
+    object at the top."""
+    item: dict[str, JsonValue] = {
+        number: {"type": "integer", "minimum": 1, "maximum": count},
+        **properties,
+    }
+    answers: JsonValue = {
+        "type": "array",
+        "items": closed_object_schema(item),
+        "minItems": count,
+        "maxItems": count,
+    }
+    return closed_object_schema({key: answers})
+
+
 class LabelClassifier:
     """PASS or FAIL from labels in a free-text answer, matched as whole words.
 

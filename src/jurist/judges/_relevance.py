@@ -114,18 +114,10 @@ class ContextRelevanceJudge(BaseJudge):
         self.min_score = min_score
 
     async def judge(self, ctx: Context) -> Judgment:
-        try:
-            question, passages = rag.question(ctx), rag.passages(ctx)
-        except ValueError as exc:
-            return Judgment.error(
-                str(exc), exc, metadata={"judge": self.name, "cause": "bad_input"}
-            )
-        if not question:
-            return Judgment.abstain(
-                "no question to judge the passages against", metadata={"judge": self.name}
-            )
-        if not passages:
-            return Judgment.abstain("no passages to judge", metadata={"judge": self.name})
+        inputs = rag.require(ctx, "question", "passages", judge=self.name)
+        if isinstance(inputs, Judgment):
+            return inputs
+        question, passages = inputs.question, inputs.passages
         async with asyncio.TaskGroup() as group:
             tasks = [
                 group.create_task(
@@ -207,19 +199,12 @@ class AnswerRelevanceJudge(BaseJudge):
         self.threshold = _threshold(threshold, "threshold")
 
     async def judge(self, ctx: Context) -> Judgment:
-        try:
-            question, answer = rag.question(ctx), rag.answer(ctx)
-        except ValueError as exc:
-            return Judgment.error(
-                str(exc), exc, metadata={"judge": self.name, "cause": "bad_input"}
-            )
-        if not question:
-            return Judgment.abstain(
-                "no question to judge the answer against", metadata={"judge": self.name}
-            )
-        if not answer:
-            return Judgment.abstain("no answer to judge", metadata={"judge": self.name})
-        asked = await ask_yes_no(self.model, "answer_relevance", question=question, answer=answer)
+        inputs = rag.require(ctx, "question", "answer", judge=self.name)
+        if isinstance(inputs, Judgment):
+            return inputs
+        asked = await ask_yes_no(
+            self.model, "answer_relevance", question=inputs.question, answer=inputs.answer
+        )
         metadata = {"judge": self.name, **asked.metadata, "threshold": self.threshold}
         if asked.verdict is None:
             return Judgment.error(

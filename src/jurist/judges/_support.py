@@ -18,7 +18,12 @@ from pydantic import JsonValue
 from jurist.core import Usage
 from jurist.judges._evidence import nearest_sentence, quote_in_source
 from jurist.judges._model import ModelRef, parameters, request_for
-from jurist.judges._reading import Unreadable, json_object
+from jurist.judges._reading import (
+    Unreadable,
+    closed_object_schema,
+    json_object,
+    numbered_answers_schema,
+)
 from jurist.llm import Model, ModelError, Response
 from jurist.llm._logprobs import field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
@@ -124,38 +129,11 @@ def _verdict_properties(quote_first: bool) -> dict[str, JsonValue]:
 
 
 def support_schema(*, quote_first: bool) -> dict[str, JsonValue]:
-    properties = _verdict_properties(quote_first)
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    return closed_object_schema(_verdict_properties(quote_first))
 
 
 def supports_schema(count: int, *, quote_first: bool) -> dict[str, JsonValue]:
-    item: dict[str, JsonValue] = {
-        "claim": {"type": "integer", "minimum": 1, "maximum": count},
-        **_verdict_properties(quote_first),
-    }
-    return {
-        "type": "object",
-        "properties": {
-            VERDICTS_KEY: {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": item,
-                    "required": list(item),
-                    "additionalProperties": False,
-                },
-                "minItems": count,
-                "maxItems": count,
-            }
-        },
-        "required": [VERDICTS_KEY],
-        "additionalProperties": False,
-    }
+    return numbered_answers_schema(VERDICTS_KEY, "claim", _verdict_properties(quote_first), count)
 
 
 def read_check(

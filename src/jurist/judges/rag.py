@@ -6,9 +6,10 @@ passages and output stand in. A list of passages joins with newlines.
 """
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from jurist.core import Context
+from jurist.core import Context, Judgment
 
 QUESTION_KEY = "rag.question"
 CONTEXT_KEY = "rag.context"
@@ -59,12 +60,49 @@ def answer(ctx: Context) -> str:
     return ctx.output_text().strip()
 
 
+Part = Literal["question", "passages", "answer"]
+_MISSING = {
+    "question": "no question to judge against",
+    "passages": "no context to judge against",
+    "answer": "no output to judge",
+}
+
+
+@dataclass(frozen=True)
+class RagInputs:
+    """The three parts, read once."""
+
+    question: str
+    passages: list[str]
+    answer: str
+
+    @property
+    def context(self) -> str:
+        return "\n".join(self.passages)
+
+
+def require(ctx: Context, *needs: Part, judge: str) -> RagInputs | Judgment:
+    """The parts of `ctx`, or the judgment a judge returns instead: ERROR (cause bad_input)
+    naming a metadata key of the wrong type, or ABSTAIN naming the first part it needs and
+    lacks."""
+    try:
+        inputs = RagInputs(question(ctx), passages(ctx), answer(ctx))
+    except ValueError as exc:
+        return Judgment.error(str(exc), exc, metadata={"judge": judge, "cause": "bad_input"})
+    for need in needs:
+        if not getattr(inputs, need):
+            return Judgment.abstain(_MISSING[need], metadata={"judge": judge, "missing": need})
+    return inputs
+
+
 __all__ = [
     "ANSWER_KEY",
     "CONTEXT_KEY",
     "QUESTION_KEY",
+    "RagInputs",
     "answer",
     "context",
     "passages",
     "question",
+    "require",
 ]
