@@ -4,7 +4,14 @@ import json
 
 import pytest
 
-from jurist.judges import ClaimExtractor, Extraction, nearest_sentence, quote_in_source
+from jurist.judges import (
+    ClaimExtractor,
+    Extraction,
+    QuoteMatch,
+    match_quote,
+    nearest_sentence,
+    quote_in_source,
+)
 from jurist.judges._claims import sentence_claims, split_sentences
 from jurist.llm import ErrorKind, ModelError
 from scripted import ScriptedModel, answer
@@ -107,3 +114,48 @@ def test_nearest_sentence_is_the_one_sharing_most_content_words():
         "About seven million people visit it each year."
     )
     assert nearest_sentence("Bananas are yellow", SOURCE) == ""
+
+
+ARTICLE = (
+    "Paul Merson has restarted his row with Andros Townsend after the Tottenham midfielder "
+    "was brought on with only seven minutes remaining in his team's 0-0 draw with Burnley. "
+    "The campaign images shows the singer stood against a blurred city background. "
+    "The new library will cost 4 million dollars and will open in 2027 next to the town hall."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote", "match"),
+    [
+        ("The campaign images shows the singer stood", QuoteMatch.EXACT),
+        # A typo "corrected", a pronoun changed: still the source's sentence.
+        (
+            "The campaign images show the singer stood against a blurred city background.",
+            QuoteMatch.CLOSE,
+        ),
+        (
+            "the Tottenham midfielder was brought on with only seven minutes remaining in their "
+            "team's 0-0 draw with Burnley",
+            QuoteMatch.CLOSE,
+        ),
+        # A changed number or name is the hallucination itself: never close.
+        (
+            "The new library will cost 40 million dollars and will open in 2027 next to the town "
+            "hall.",
+            QuoteMatch.NONE,
+        ),
+        (
+            "Paul Merson has restarted his row with Harry Kane after the Tottenham midfielder was "
+            "brought on",
+            QuoteMatch.NONE,
+        ),
+        # Short quotes must be exact: one word in five is a different statement.
+        ("The library will cost dollars", QuoteMatch.NONE),
+        (
+            "A sentence the article does not have at all, about something else entirely here.",
+            QuoteMatch.NONE,
+        ),
+    ],
+)
+def test_a_close_quote_points_at_a_real_sentence_but_a_changed_fact_does_not(quote, match):
+    assert match_quote(quote, ARTICLE) is match

@@ -248,3 +248,16 @@ def test_options_reject_a_threshold_outside_zero_one():
         FaithfulnessJudge(min_score=2)
     with pytest.raises(ValueError, match="max_unsupported"):
         HallucinationJudge(max_unsupported=-1)
+
+
+async def test_a_close_quote_counts_as_evidence_and_says_so():
+    close = verdict_answer(
+        0.9, "The Eiffel Tower were completed in 1889 for the World's Fair. It is 330 metres tall."
+    )
+    step = router(claims_answer(TRUE_CLAIM), {TRUE_CLAIM: close})
+    result = await HallucinationJudge(routed_model(step)).judge(CTX)
+    assert result.status is Status.PASS
+    (row,) = result.metadata["claims"]
+    assert row["quote_match"] == "close"
+    assert row["quote_found"] is True
+    assert "a word or two changed" in result.checks[0].message

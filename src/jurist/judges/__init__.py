@@ -10,7 +10,7 @@ from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims, Extraction, split_sentences
 from jurist.judges._command import CommandJudge
 from jurist.judges._criteria import CriteriaJudge, CriterionJudge
-from jurist.judges._evidence import nearest_sentence, quote_in_source
+from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
 from jurist.judges._facts import FactCheck, FactChecker
 from jurist.judges._files import DirMatchesJudge, FileContainsJudge, FileExistsJudge, FileJudge
 from jurist.judges._grounding import (
@@ -82,6 +82,7 @@ __all__ = [
     "PairwiseJudge",
     "Passage",
     "ProbabilityClassifier",
+    "QuoteMatch",
     "Reading",
     "Refinement",
     "RegexJudge",
@@ -99,6 +100,7 @@ __all__ = [
     "UnknownSource",
     "Unreadable",
     "decide",
+    "match_quote",
     "nearest_sentence",
     "quote_in_source",
     "rag",

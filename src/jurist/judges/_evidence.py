@@ -3,9 +3,17 @@
 A model's quote is evidence only if the source holds it; jurist checks that itself instead of
 trusting the model. Whitespace, typographic quotes and dashes, and case are normalised; an
 ellipsis may stand for omitted text, so each piece must occur, in order.
+
+A quote can also be close: a long quote in which a model "corrected" a word of the source
+("images shows" -> "images show", "his team" -> "their team") still points at a real
+sentence. Close means at least 90% of the quote's words, in order, within one to three
+consecutive source sentences, and none of the words that differ holds a digit or is a
+capitalised name, since a changed number or name is exactly the hallucination to catch.
 """
 
 import re
+from difflib import SequenceMatcher
+from enum import StrEnum
 
 from jurist.judges._claims import split_sentences
 
@@ -20,6 +28,19 @@ _STOPWORDS = frozenset(
     | {"his", "i", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their"}
     | {"they", "this", "to", "was", "were", "will", "with"}
 )
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+CLOSE_COVERAGE = 0.9
+# Under ten words, one changed word is a tenth of the statement: short quotes must be exact.
+MIN_CLOSE_WORDS = 10
+MAX_WINDOW_SENTENCES = 3
+
+
+class QuoteMatch(StrEnum):
+    EXACT = "exact"
+    CLOSE = "close"
+    NONE = "none"
 
 
 def normalise(text: str) -> str:
@@ -59,3 +80,37 @@ def nearest_sentence(claim: str, source: str) -> str:
         if overlap > best_overlap:
             best, best_overlap = sentence, overlap
     return best
+
+
+def _harmless(word: str, first: bool) -> bool:
+    """A word a close quote may change: no number, and no name (a capital mid-sentence)."""
+    return not any(ch.isdigit() for ch in word) and (first or not word[:1].isupper())
+
+
+def _close(words: list[str], window: list[str]) -> bool:
+    matcher = SequenceMatcher(
+        None, [w.casefold() for w in words], [w.casefold() for w in window], autojunk=False
+    )
+    matched: set[int] = set()
+    for block in matcher.get_matching_blocks():
+        matched.update(range(block.a, block.a + block.size))
+    if len(matched) < CLOSE_COVERAGE * len(words):
+        return False
+    return all(_harmless(w, i == 0) for i, w in enumerate(words) if i not in matched)
+
+
+def match_quote(quote: str, source: str) -> QuoteMatch:
+    """EXACT when the source holds the quote, CLOSE when it nearly does (see the module's
+    note), else NONE."""
+    if quote_in_source(quote, source):
+        return QuoteMatch.EXACT
+    words = _TOKEN.findall(quote.translate(_TYPOGRAPHY))
+    if len(words) < MIN_CLOSE_WORDS:
+        return QuoteMatch.NONE
+    sentences = [_TOKEN.findall(s.translate(_TYPOGRAPHY)) for s in split_sentences(source)]
+    for width in range(1, MAX_WINDOW_SENTENCES + 1):
+        for start in range(len(sentences) - width + 1):
+            window = [w for sentence in sentences[start : start + width] for w in sentence]
+            if len(window) >= CLOSE_COVERAGE * len(words) and _close(words, window):
+                return QuoteMatch.CLOSE
+    return QuoteMatch.NONE

@@ -15,7 +15,7 @@ from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericS
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor
 from jurist.judges._criteria import short_name
-from jurist.judges._evidence import normalise, quote_in_source
+from jurist.judges._evidence import QuoteMatch, match_quote, normalise
 from jurist.judges._model import ModelRef
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions
@@ -42,7 +42,7 @@ class FactCheck:
         if not self.check.quote_found:
             return None
         for passage in self.passages:
-            if quote_in_source(self.check.quote, passage.text):
+            if match_quote(self.check.quote, passage.text) is not QuoteMatch.NONE:
                 return f"{passage.collection}/{passage.document}"
         return None
 

@@ -14,6 +14,7 @@ from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericS
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims
 from jurist.judges._criteria import short_name
+from jurist.judges._evidence import QuoteMatch
 from jurist.judges._model import ModelRef
 from jurist.judges._support import (
     ClaimCheck,
@@ -114,11 +115,10 @@ def claim_checks(grounding: Grounding) -> list[Check]:
             )
             continue
         p = f"P(supported) = {check.p_supported:.2f}; " if check.p_supported is not None else ""
-        quote = (
-            "quote found"
-            if check.quote_found
-            else ("quote NOT in source" if check.quote else "no quote")
-        )
+        quote = {
+            QuoteMatch.EXACT: "quote found",
+            QuoteMatch.CLOSE: "quote found, a word or two changed",
+        }.get(check.quote_match, "quote NOT in source" if check.quote else "no quote")
         verdict = check.verdict.value if check.verdict is not None else "?"
         checks.append(Check(short_name(check.claim), check.supported, f"{verdict}: {p}{quote}"))
     return checks

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from jurist.core import Usage
-from jurist.judges._evidence import nearest_sentence, quote_in_source
+from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
 from jurist.judges._model import ModelRef, parameters, request_for
 from jurist.judges._reading import (
     Unreadable,
@@ -48,10 +48,11 @@ class ClaimCheck:
     """One claim checked against the source.
 
     `verdict` is what the model answered and `p_supported` its probability of "supported"
-    (None without token probabilities); `supported` is jurist's decision. `quote_found`
-    says whether the model's quote occurs in the source; `evidence` is that quote when it
-    does, else the source sentence nearest the claim. `cause` is set when the check failed
-    (then `verdict` is None).
+    (None without token probabilities); `supported` is jurist's decision. `quote_match`
+    says whether the model's quote occurs in the source (exact), nearly does (close: a word
+    or two changed, no number or name) or not (none); `quote_found` is exact or close.
+    `evidence` is the quote when found, else the source sentence nearest the claim. `cause`
+    is set when the check failed (then `verdict` is None).
     """
 
     claim: str
@@ -59,7 +60,7 @@ class ClaimCheck:
     p_supported: float | None
     supported: bool
     quote: str = ""
-    quote_found: bool = False
+    quote_match: QuoteMatch = QuoteMatch.NONE
     evidence: str = ""
     method: str = "logprobs"
     probabilities: Mapping[str, float] | None = None
@@ -69,6 +70,10 @@ class ClaimCheck:
     @property
     def checked(self) -> bool:
         return self.cause is None
+
+    @property
+    def quote_found(self) -> bool:
+        return self.quote_match is not QuoteMatch.NONE
 
     @property
     def invented_quote(self) -> bool:
@@ -83,6 +88,7 @@ class ClaimCheck:
             "supported": self.supported,
             "quote": self.quote,
             "quote_found": self.quote_found,
+            "quote_match": self.quote_match.value,
             "evidence": self.evidence,
             "method": self.method,
         }
@@ -152,7 +158,8 @@ def read_check(
     verdict = Support(said.strip().lower())
     quote = item.get("quote")
     quote_text = " ".join(quote.split()) if isinstance(quote, str) else ""
-    found = quote_in_source(quote_text, source)
+    matched = match_quote(quote_text, source) if quote_text else QuoteMatch.NONE
+    found = matched is not QuoteMatch.NONE
     if probabilities is not None:
         p_supported: float | None = float(probabilities[Support.SUPPORTED])
         method = "logprobs"
@@ -166,7 +173,7 @@ def read_check(
         p_supported,
         believed and (found or not options.require_quote),
         quote_text,
-        found,
+        matched,
         quote_text if found else nearest_sentence(claim, source),
         method,
         dict(probabilities) if probabilities is not None else None,
