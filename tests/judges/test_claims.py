@@ -159,3 +159,12 @@ ARTICLE = (
 )
 def test_a_close_quote_points_at_a_real_sentence_but_a_changed_fact_does_not(quote, match):
     assert match_quote(quote, ARTICLE) is match
+
+
+def test_tokenized_lower_case_text_splits_at_marks_standing_alone():
+    text = "paul merson was brought on . andros townsend scored in the 83rd minute . he left ."
+    assert split_sentences(text) == [
+        "paul merson was brought on .",
+        "andros townsend scored in the 83rd minute .",
+        "he left .",
+    ]

@@ -25,8 +25,10 @@ CLAIM_CHARS = 240
 CLAIM_TOKENS = 60
 
 # Where a sentence may end: after . ! ? (and closing quotes or brackets), before a space and
-# an upper-case letter, a digit or an opening quote. Abbreviations and initials are kept.
-_BOUNDARY = re.compile(r"""(?<=[.!?])["')\]]*\s+(?=["'(\[]?[A-Z0-9])""")
+# an upper-case letter, a digit or an opening quote; or, in tokenized text such as SummEval's
+# lower-cased summaries ("burnley . andros townsend"), at a mark standing alone between
+# spaces, whatever follows. Abbreviations and initials are kept.
+_BOUNDARY = re.compile(r"""(?<=[.!?])["')\]]*\s+(?=["'(\[]?[A-Z0-9])|(?<=\s[.!?])\s+""")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|vs|etc|e\.g|i\.e|Inc|Ltd|Co|Corp|No|Jan|Feb|Mar|"
     r"Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|U\.K)\.|\b[A-Z]\.)$"
