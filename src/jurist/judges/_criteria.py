@@ -38,6 +38,7 @@ from jurist.judges._reading import (
     Unreadable,
     closed_object_schema,
     json_object,
+    numbered_answers,
     numbered_answers_schema,
     stated_confidence,
 )
@@ -504,26 +505,16 @@ def read_verdicts(response: Response, count: int) -> list[Verdict]:
     token; if the answer's tokens do not show one "answer" per verdict, the stated answers
     are used instead.
     """
-    answer = json_object(response)
-    items = answer.get(VERDICTS_KEY)
-    if not isinstance(items, list):
-        raise Unreadable(f"the answer has no {VERDICTS_KEY!r} array")
-    if len(items) != count:
-        raise Unreadable(f"the answer holds {len(items)} verdicts for {count} criteria")
-    found = field_probabilities(response.logprobs, "answer", YES_NO)
-    aligned = len(found) == count
-    by_number: dict[int, Verdict] = {}
-    for position, item in enumerate(items):
-        where = f"verdict {position + 1}: "
-        if not isinstance(item, Mapping):
-            raise Unreadable(f"{where}a {type(item).__name__}, not an object")
-        number = item.get("criterion")
-        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
-            raise Unreadable(f'{where}"criterion" is {number!r}, not a number 1..{count}')
-        if number in by_number:
-            raise Unreadable(f"{where}criterion {number} has a second verdict")
-        by_number[number] = read_verdict(item, found[position] if aligned else None, where)
-    return [by_number[number] for number in range(1, count + 1)]
+    answers = numbered_answers(
+        response,
+        key=VERDICTS_KEY,
+        number="criterion",
+        count=count,
+        items_named="criteria",
+        field="answer",
+        labels=YES_NO,
+    )
+    return [read_verdict(a.item, a.probabilities, a.where) for a in answers]
 
 
 def _check(criterion: str, result: Judgment) -> Check:

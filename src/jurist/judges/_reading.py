@@ -67,6 +67,55 @@ def object_schema(properties: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
+@dataclass(frozen=True)
+class NumberedAnswer:
+    """One answer of a several-answers-in-one-call response: the item it answers (1-based),
+    its object, and the label probabilities at its decision token when they could be read."""
+
+    number: int
+    item: Mapping[str, Any]
+    probabilities: Mapping[str, float] | None
+    where: str
+
+
+def numbered_answers(
+    response: Response,
+    *,
+    key: str,
+    number: str,
+    count: int,
+    items_named: str,
+    field: str,
+    labels: Sequence[str],
+) -> list[NumberedAnswer]:
+    """The answers under `key`, in the order of the items they answer.
+
+    Exactly one answer per item number 1..count; a missing, repeated or unknown number is
+    unreadable. The probabilities of the k-th answer written are read at the k-th `field`
+    token; when the tokens do not show one `field` per answer, none are used.
+    """
+    answers = json_object(response).get(key)
+    if not isinstance(answers, list):
+        raise Unreadable(f"the answer has no {key!r} array")
+    if len(answers) != count:
+        raise Unreadable(f"the answer holds {len(answers)} {key} for {count} {items_named}")
+    found = field_probabilities(response.logprobs, field, labels)
+    aligned = len(found) == count
+    by_number: dict[int, NumberedAnswer] = {}
+    for position, item in enumerate(answers):
+        where = f"{key.removesuffix('s')} {position + 1}: "
+        if not isinstance(item, Mapping):
+            raise Unreadable(f"{where}a {type(item).__name__}, not an object")
+        value = item.get(number)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= count:
+            raise Unreadable(f'{where}"{number}" is {value!r}, not a number 1..{count}')
+        if value in by_number:
+            raise Unreadable(f"{where}{number} {value} has a second {key.removesuffix('s')}")
+        probabilities = found[position] if aligned else None
+        by_number[value] = NumberedAnswer(value, item, probabilities, where)
+    return [by_number[value] for value in range(1, count + 1)]
+
+
 def closed_object_schema(properties: dict[str, JsonValue]) -> dict[str, JsonValue]:
     """`object_schema` that admits no other property."""
     return {**object_schema(properties), "additionalProperties": False}

@@ -22,6 +22,7 @@ from jurist.judges._reading import (
     Unreadable,
     closed_object_schema,
     json_object,
+    numbered_answers,
     numbered_answers_schema,
 )
 from jurist.llm import Model, ModelError, Response
@@ -315,26 +316,16 @@ def read_checks(
     """The checks of a one-call answer, in the order of the claims: exactly one verdict per
     claim number; P(supported) of the k-th verdict written is read at its k-th "verdict"
     token (the stated verdicts are used when the tokens do not line up)."""
-    count = len(claims)
-    items = json_object(response).get(VERDICTS_KEY)
-    if not isinstance(items, list):
-        raise Unreadable(f"the answer has no {VERDICTS_KEY!r} array")
-    if len(items) != count:
-        raise Unreadable(f"the answer holds {len(items)} verdicts for {count} claims")
-    found = field_probabilities(response.logprobs, "verdict", LABELS)
-    aligned = len(found) == count
-    by_number: dict[int, ClaimCheck] = {}
-    for position, item in enumerate(items):
-        where = f"verdict {position + 1}: "
-        if not isinstance(item, Mapping):
-            raise Unreadable(f"{where}a {type(item).__name__}, not an object")
-        number = item.get("claim")
-        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
-            raise Unreadable(f'{where}"claim" is {number!r}, not a number 1..{count}')
-        if number in by_number:
-            raise Unreadable(f"{where}claim {number} has a second verdict")
-        probabilities = found[position] if aligned else None
-        by_number[number] = read_check(
-            claims[number - 1], item, probabilities, source, options, where=where
-        )
-    return [by_number[number] for number in range(1, count + 1)]
+    answers = numbered_answers(
+        response,
+        key=VERDICTS_KEY,
+        number="claim",
+        count=len(claims),
+        items_named="claims",
+        field="verdict",
+        labels=LABELS,
+    )
+    return [
+        read_check(claims[a.number - 1], a.item, a.probabilities, source, options, where=a.where)
+        for a in answers
+    ]
