@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from jurist.cli._exit import Exit, exit_code
-from jurist.cli._inputs import BadInput, read_output
+from jurist.cli._exit import exit_code
+from jurist.cli._inputs import BadInput, exit_bad_input, read_output
 from jurist.cli._render import render_verdict
 from jurist.core import Context, Judge
 from jurist.judges import ContainsJudge, LengthJudge, RegexJudge, SchemaJudge
@@ -87,7 +87,6 @@ def check(
 
     Exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 undecided (a judge errored or abstained).
     """
-    err = Console(stderr=True)
     try:
         judges = build_judges(
             schema=schema,
@@ -100,8 +99,7 @@ def check(
         )
         text = read_output(output)
     except BadInput as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(Exit.BAD_INPUT) from exc
+        exit_bad_input(exc)
     # Every judge runs (no short-circuit) so the report lists every problem at once.
     jury = Jury(judges, Consensus(errors=ErrorPolicy.PROPAGATE), name="check")
     verdict = jury.vote_sync(Context("check the output", output=text))

@@ -8,12 +8,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._exit import Exit, exit_code
+from jurist.cli._exit import exit_code
 from jurist.cli._inputs import (
     BadInput,
     JsonOption,
     ModelOption,
     check_model_spec,
+    exit_bad_input,
     read_file,
     read_output,
 )
@@ -114,13 +115,11 @@ def compare(
 
     Exit codes: 0 A is better, 1 B is better, 2 bad input, 3 a tie or an error.
     """
-    err = Console(stderr=True)
     try:
         judge = build_judge(model=model, rubric=rubric, one_order=one_order)
         text_a, text_b, reference_text = read_inputs(instruction, a, b, reference)
     except BadInput as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(Exit.BAD_INPUT) from exc
+        exit_bad_input(exc)
     ctx = Context(instruction, output=text_a, reference=reference_text, metadata={OUTPUT_B: text_b})
     judgment = judge_sync(judge, ctx)
     if as_json:

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._exit import Exit, exit_code
+from jurist.cli._exit import exit_code
 from jurist.cli._inputs import (
     BadInput,
     GoalOption,
@@ -15,6 +15,7 @@ from jurist.cli._inputs import (
     ModelOption,
     SourceOption,
     check_model_spec,
+    exit_bad_input,
     read_file,
     read_output,
 )
@@ -89,14 +90,12 @@ def criteria(
 
     Exit codes: 0 all met, 1 a criterion not met, 2 bad input, 3 a criterion undecided.
     """
-    err = Console(stderr=True)
     try:
         judge = build_judge(criterion or [], model=model, together=together, threshold=threshold)
         sources = tuple(read_file("--source", path) for path in source or [])
         text = read_output(output)
     except BadInput as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(Exit.BAD_INPUT) from exc
+        exit_bad_input(exc)
     judgment = judge_sync(judge, Context(goal, output=text, context=sources))
     if as_json:
         typer.echo(judgment.to_json(indent=2))

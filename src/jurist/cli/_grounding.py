@@ -10,13 +10,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._exit import Exit, exit_code
+from jurist.cli._exit import exit_code
 from jurist.cli._inputs import (
     BadInput,
     GoalOption,
     JsonOption,
     ModelOption,
     check_model_spec,
+    exit_bad_input,
     read_file,
     read_output,
 )
@@ -88,11 +89,6 @@ def _finish(judgment: Judgment, subject: str, as_json: bool, decided: str) -> No
     raise typer.Exit(exit_code(judgment.status))
 
 
-def _fail(exc: Exception) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-    raise typer.Exit(Exit.BAD_INPUT) from exc
-
-
 def grounding(
     output: Annotated[str, typer.Argument(help="File with the output to check, or - for stdin.")],
     *,
@@ -122,8 +118,7 @@ def grounding(
             model, together=together, threshold=0.5 if threshold is None else threshold
         )
     except BadInput as exc:
-        _fail(exc)
-        return
+        exit_bad_input(exc)
     judgment = judge_sync(judge, Context(goal, output=text, context=passages))
     _finish(judgment, output, as_json, "supported")
 
@@ -163,8 +158,7 @@ def facts(
         _threshold(threshold)
         text = read_output(output)
     except BadInput as exc:
-        _fail(exc)
-        return
+        exit_bad_input(exc)
 
     async def check() -> Judgment:
         async with await open_knowledge(database) as knowledge:
@@ -178,6 +172,5 @@ def facts(
     try:
         judgment = run_sync(check)
     except (UnknownSource, BadInput) as exc:
-        _fail(exc)
-        return
+        exit_bad_input(exc)
     _finish(judgment, output, as_json, "verified")

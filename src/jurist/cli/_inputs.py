@@ -2,15 +2,23 @@
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
+from rich.console import Console
 
+from jurist.cli._exit import Exit
 from jurist.llm import parse_spec
 
 
 class BadInput(Exception):
     """Input the user must fix; the message names the argument and the problem."""
+
+
+def exit_bad_input(exc: Exception) -> NoReturn:
+    """Say on standard error what the user must fix, and exit 2."""
+    Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+    raise typer.Exit(Exit.BAD_INPUT) from exc
 
 
 def read_output(source: str, argument: str = "OUTPUT") -> str:

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._exit import Exit, exit_code
+from jurist.cli._exit import exit_code
 from jurist.cli._inputs import (
     BadInput,
     GoalOption,
@@ -16,6 +16,7 @@ from jurist.cli._inputs import (
     ModelOption,
     SourceOption,
     check_model_spec,
+    exit_bad_input,
     read_file,
     read_output,
 )
@@ -103,7 +104,6 @@ def judge(
 
     Exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 undecided (the model failed).
     """
-    err = Console(stderr=True)
     try:
         rubric_judge = build_rubric_judge(
             rubric, criteria=criterion or [], model=model, pass_score=pass_score
@@ -112,8 +112,7 @@ def judge(
         gold = read_file("--reference", reference) if reference is not None else None
         text = read_output(output)
     except BadInput as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(Exit.BAD_INPUT) from exc
+        exit_bad_input(exc)
     ctx = Context(goal, output=text, context=sources, reference=gold)
     judgment = judge_sync(rubric_judge, ctx)
     if as_json:

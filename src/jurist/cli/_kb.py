@@ -8,8 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._exit import Exit
-from jurist.cli._inputs import BadInput, JsonOption
+from jurist.cli._inputs import BadInput, JsonOption, exit_bad_input
 from jurist.core import run_sync
 from jurist.core._jsonsafe import to_json_text
 from jurist.store import IngestError, KnowledgeBase, StoreError
@@ -33,11 +32,6 @@ async def open_knowledge(database: str | None) -> KnowledgeBase:
         return await KnowledgeBase.open(database)
     except StoreError as exc:
         raise BadInput(f"--database: {exc}") from exc
-
-
-def _fail(exc: Exception) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-    raise typer.Exit(Exit.BAD_INPUT) from exc
 
 
 @kb_app.command("add")
@@ -73,7 +67,7 @@ def add(
     try:
         typer.echo(run_sync(ingest))
     except (BadInput, IngestError, StoreError, ValueError) as exc:
-        _fail(exc)
+        exit_bad_input(exc)
 
 
 @kb_app.command("list")
@@ -87,8 +81,7 @@ def list_collections(database: DatabaseOption = None, as_json: JsonOption = Fals
     try:
         found = run_sync(collections)
     except (BadInput, StoreError) as exc:
-        _fail(exc)
-        return
+        exit_bad_input(exc)
     if as_json:
         rows = [{"name": n, "documents": d, "chunks": c} for n, d, c in found]
         typer.echo(to_json_text(rows))
@@ -125,7 +118,7 @@ def search(
 ) -> None:
     """Full-text search (BM25), re-ranked with embeddings when they are installed."""
     if not query.strip():
-        _fail(BadInput("QUERY: empty; give words to search for"))
+        exit_bad_input(BadInput("QUERY: empty; give words to search for"))
 
     async def find() -> list[dict[str, object]]:
         async with await open_knowledge(database) as knowledge:
@@ -147,8 +140,7 @@ def search(
     try:
         found = run_sync(find)
     except (BadInput, StoreError, ValueError, LookupError) as exc:
-        _fail(exc)
-        return
+        exit_bad_input(exc)
     if as_json:
         typer.echo(to_json_text(found))
         return

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from jurist.core import Usage
-from jurist.judges._model import ModelRef, parameters, request_for
+from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
 from jurist.llm import Model, ModelError
 from jurist.prompts import PromptError, PromptTemplate
@@ -158,12 +158,7 @@ class ClaimExtractor:
             response = await model.complete(request)
         except ModelError as exc:
             return self._fallback(output, exc.kind.value, f"the model failed: {exc.cause}")
-        metadata = {
-            "template": self.template.name,
-            "prompt_sha256": prompt.sha256,
-            "model": model.name,
-            "parameters": parameters(request),
-        }
+        metadata = call_metadata(self.template.name, prompt, model, request)
         try:
             claims = read_claims(json_object(response), self.max_claims)
         except Unreadable as exc:

@@ -28,8 +28,8 @@ from jurist.core import (
 )
 from jurist.judges._model import (
     ModelRef,
+    call_metadata,
     model_error_judgment,
-    parameters,
     prompt_error_judgment,
     request_for,
     unreadable_judgment,
@@ -254,13 +254,7 @@ async def judge_criterion(
 def _call_metadata(
     judge: str, template: PromptTemplate, prompt: RenderedPrompt, model: Model, request: Request
 ) -> dict[str, Any]:
-    return {
-        "judge": judge,
-        "template": template.name,
-        "prompt_sha256": prompt.sha256,
-        "model": model.name,
-        "parameters": parameters(request),
-    }
+    return {"judge": judge, **call_metadata(template.name, prompt, model, request)}
 
 
 class CriterionJudge(BaseJudge):

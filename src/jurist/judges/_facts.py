@@ -7,6 +7,7 @@ fact, reported with what was searched.
 """
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,7 @@ class FactCheck:
     def verified(self) -> bool:
         return self.check.checked and self.check.supported
 
-    @property
+    @functools.cached_property
     def evidence_document(self) -> str | None:
         if not self.check.quote_found:
             return None

@@ -75,6 +75,19 @@ def parameters(request: Request) -> dict[str, Any]:
     }
 
 
+def call_metadata(
+    template: str, prompt: RenderedPrompt, model: Model, request: Request
+) -> dict[str, Any]:
+    """What a judgment records of one model call: the template, the rendered prompt's sha256,
+    the model and its parameters."""
+    return {
+        "template": template,
+        "prompt_sha256": prompt.sha256,
+        "model": model.name,
+        "parameters": parameters(request),
+    }
+
+
 def model_error_judgment(
     exc: ModelError, *, judge: str, prompt: RenderedPrompt | None, usage: Usage | None = None
 ) -> Judgment:
@@ -168,10 +181,7 @@ class ModelJudge(BaseJudge):
             return unreadable_judgment(exc, judge=self.name, response=response, prompt=prompt)
         metadata = {
             "judge": self.name,
-            "template": self.template.name,
-            "prompt_sha256": prompt.sha256,
-            "model": model.name,
-            "parameters": parameters(request),
+            **call_metadata(self.template.name, prompt, model, request),
             "method": reading.method,
             **dict(reading.details),
         }

@@ -32,8 +32,8 @@ from jurist.core import (
 )
 from jurist.judges._model import (
     ModelRef,
+    call_metadata,
     model_error_judgment,
-    parameters,
     prompt_error_judgment,
     request_for,
     unreadable_judgment,
@@ -350,10 +350,7 @@ class ResearchVerdictJudge(BaseJudge):
         ]
         metadata = {
             "judge": self.name,
-            "template": self.template.name,
-            "prompt_sha256": prompt.sha256,
-            "model": model.name,
-            "parameters": parameters(request),
+            **call_metadata(self.template.name, prompt, model, request),
             "method": "logprobs" if "verdict" in answer.probabilities else "stated",
             "signals": signals,
             "verdict": verdict,

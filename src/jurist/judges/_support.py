@@ -17,7 +17,7 @@ from pydantic import JsonValue
 
 from jurist.core import Usage
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
-from jurist.judges._model import ModelRef, parameters, request_for
+from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import (
     Unreadable,
     closed_object_schema,
@@ -64,7 +64,6 @@ class ClaimCheck:
     quote_match: QuoteMatch = QuoteMatch.NONE
     evidence: str = ""
     method: str = "logprobs"
-    probabilities: Mapping[str, float] | None = None
     cause: str | None = None
     error: str = ""
 
@@ -161,13 +160,12 @@ def read_check(
     quote_text = " ".join(quote.split()) if isinstance(quote, str) else ""
     matched = match_quote(quote_text, source) if quote_text else QuoteMatch.NONE
     found = matched is not QuoteMatch.NONE
-    if probabilities is not None:
-        p_supported: float | None = float(probabilities[Support.SUPPORTED])
-        method = "logprobs"
-        believed = p_supported is not None and p_supported >= options.threshold
-    else:
-        p_supported, method = None, "stated"
+    p_supported = float(probabilities[Support.SUPPORTED]) if probabilities is not None else None
+    method = "stated" if p_supported is None else "logprobs"
+    if p_supported is None:
         believed = verdict is Support.SUPPORTED
+    else:
+        believed = p_supported >= options.threshold
     return ClaimCheck(
         claim,
         verdict,
@@ -177,7 +175,6 @@ def read_check(
         matched,
         quote_text if found else nearest_sentence(claim, source),
         method,
-        dict(probabilities) if probabilities is not None else None,
     )
 
 
@@ -192,17 +189,6 @@ def _failed(claim: str, source: str, cause: str, error: str) -> ClaimCheck:
         cause=cause,
         error=error,
     )
-
-
-def _call_metadata(
-    template: PromptTemplate, prompt: RenderedPrompt, model: Model, request_params: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "template": template.name,
-        "prompt_sha256": prompt.sha256,
-        "model": model.name,
-        "parameters": request_params,
-    }
 
 
 class ClaimVerifier:
@@ -265,7 +251,7 @@ class ClaimVerifier:
             wants_logprobs=True,
             max_tokens=ONE_CLAIM_TOKENS,
         )
-        meta = _call_metadata(template, prompt, model, parameters(request))
+        meta = call_metadata(template.name, prompt, model, request)
         try:
             response = await model.complete(request)
         except ModelError as exc:
@@ -296,7 +282,7 @@ class ClaimVerifier:
             wants_logprobs=True,
             max_tokens=ONE_CLAIM_TOKENS * count + 40,
         )
-        meta = {"mode": self._mode, **_call_metadata(template, prompt, model, parameters(request))}
+        meta = {"mode": self._mode, **call_metadata(template.name, prompt, model, request)}
         try:
             response = await model.complete(request)
         except ModelError as exc:
