@@ -105,6 +105,48 @@ class Settings(BaseSettings):
         description="the probability of support a fact needs to count as verified",
     )
 
+    quality_min_score: float = Field(
+        0.7,
+        ge=0.0,
+        le=1.0,
+        validation_alias=_env("JURIST_QUALITY_MIN_SCORE", "QUALITY_MIN_SCORE"),
+        description="a validation's quality criterion scoring below this (0..1) is a warning",
+    )
+    enable_hallucination_detection: bool = Field(
+        True,
+        validation_alias=_env(
+            "JURIST_ENABLE_HALLUCINATION_DETECTION", "ENABLE_HALLUCINATION_DETECTION"
+        ),
+        description="allow the hallucination layer of a validation",
+    )
+    enable_fact_checking: bool = Field(
+        True,
+        validation_alias=_env("JURIST_ENABLE_FACT_CHECKING", "ENABLE_FACT_CHECKING"),
+        description="allow the facts layer of a validation",
+    )
+    knowledge_base_url: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_KNOWLEDGE_BASE_URL", "KNOWLEDGE_BASE_URL"),
+        description="database URL of the knowledge base fact-checking searches "
+        "(default: the store)",
+    )
+    trusted_sources_url: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_TRUSTED_SOURCES_URL", "TRUSTED_SOURCES_URL"),
+        description="base URL of another jurist service whose knowledge base answers "
+        "fact-checking searches, instead of a local one",
+    )
+    redact_pii: bool = Field(
+        False,
+        validation_alias=_env("JURIST_REDACT_PII"),
+        description="redact personal data from every request to a remote model provider",
+    )
+    redactor: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_REDACTOR"),
+        description='the PII redactor: "presidio" (default) or "module:attribute"',
+    )
+
     @property
     def models_dir(self) -> Path:
         return self.models_path or self.home / "models"

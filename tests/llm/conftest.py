@@ -1,6 +1,7 @@
 from collections.abc import AsyncIterator
 
 import pytest
+
 from fault_server import FaultServer
 
 

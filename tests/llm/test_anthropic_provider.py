@@ -6,6 +6,7 @@ from typing import Any
 
 import anthropic
 import pytest
+
 from fault_server import (
     FaultServer,
     Reply,
@@ -23,7 +24,6 @@ from fault_server import (
     unauthorized,
     wrong_shapes,
 )
-
 from jurist.llm import ErrorKind, ModelError, Request
 from jurist.llm._anthropic import AnthropicModel
 from jurist.llm._retry import Retrying

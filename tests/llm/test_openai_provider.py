@@ -9,6 +9,7 @@ from typing import Any
 
 import openai
 import pytest
+
 from fault_server import (
     FaultServer,
     Reply,
@@ -27,7 +28,6 @@ from fault_server import (
     unauthorized,
     wrong_shapes,
 )
-
 from jurist.llm import ErrorKind, ModelError, Request, TokenLogprob, TopLogprob
 from jurist.llm._http import retry_after_s
 from jurist.llm._openai import OpenAIModel

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pytest
-from fault_server import FaultServer, ok, prose, server_error, truncated
 
+from fault_server import FaultServer, ok, prose, server_error, truncated
 from jurist.llm import ErrorKind, ModelError, Request, get_model
 from jurist.settings import Settings
 

@@ -16,7 +16,7 @@ from jurist.settings import get_settings
 
 LIBRARY = Path(jurist.rubrics.__file__).parent / "library"
 BUILT_IN_FILES = sorted(LIBRARY.glob("*.yaml"))
-EXPECTED_IDS = {"answer-quality", "code", "summarization", "tone", "user-story"}
+EXPECTED_IDS = {"answer-quality", "code", "output-quality", "summarization", "tone", "user-story"}
 
 VALID: dict[str, Any] = {
     "id": "essay",

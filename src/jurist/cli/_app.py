@@ -14,6 +14,8 @@ from jurist.cli._judge import judge
 from jurist.cli._kb import kb_app
 from jurist.cli._models import models_app
 from jurist.cli._rubrics import rubrics_app
+from jurist.cli._serve import keys_app, serve_command
+from jurist.cli._validate import validate
 from jurist.settings import get_settings
 
 app = typer.Typer(
@@ -55,6 +57,9 @@ app.command("criteria")(criteria)
 app.command("facts")(facts)
 app.command("grounding")(grounding)
 app.command("judge")(judge)
+app.command("serve")(serve_command)
+app.command("validate")(validate)
+app.add_typer(keys_app, name="keys")
 app.add_typer(kb_app, name="kb")
 app.add_typer(models_app, name="models")
 app.add_typer(rubrics_app, name="rubrics")

@@ -93,12 +93,21 @@ class SchemaJudge(BaseJudge):
     `$ref`s are never fetched: a schema that needs one is rejected at construction. Text
     output is parsed as JSON first; other output (dict, list, number...) is validated as it
     is. Each violation is a failed check named by the JSON path of the offending value.
+
+    `parse_text=False` validates text output as the JSON string it is, for callers (the
+    validation service) whose output is already a parsed JSON value.
     """
 
     def __init__(
-        self, schema: SchemaSource, *, name: str | None = None, description: str = ""
+        self,
+        schema: SchemaSource,
+        *,
+        parse_text: bool = True,
+        name: str | None = None,
+        description: str = "",
     ) -> None:
         super().__init__(name, description)
+        self.parse_text = parse_text
         loaded = _load_schema(schema)
         if not isinstance(loaded, dict | bool):
             raise ValueError(
@@ -112,7 +121,7 @@ class SchemaJudge(BaseJudge):
             raise ValueError(f"schema is not a valid JSON Schema: {_first_line(exc)}") from exc
 
     async def judge(self, ctx: Context) -> Judgment:
-        instance, problem = _instance(ctx)
+        instance, problem = _instance(ctx, parse_text=self.parse_text)
         if problem is not None:
             return problem
         violations = [
@@ -153,12 +162,12 @@ class JsonJudge(BaseJudge):
         return decided(True, "the output is valid JSON", [Check.ok("json", "valid JSON")])
 
 
-def _instance(ctx: Context) -> tuple[Any, Judgment | None]:
+def _instance(ctx: Context, *, parse_text: bool = True) -> tuple[Any, Judgment | None]:
     """The output as a JSON value, or the FAIL judgment saying why it is none."""
     output = ctx.output
     if output is None:
         return None, _not_json("no output", {})
-    if isinstance(output, str):
+    if isinstance(output, str) and parse_text:
         try:
             return parse_json(output), None
         except ValueError as exc:

@@ -12,6 +12,15 @@ from jurist.jury._cascade import Cascade, Tier
 from jurist.jury._counting import Consensus, Majority
 from jurist.jury._jury import Jury
 from jurist.jury._policies import ErrorPolicy, TiePolicy, TierPolicy
+from jurist.jury._spec import (
+    JudgeSpec,
+    JudgeSpecError,
+    SpecProblem,
+    judge_from_spec,
+    judge_spec_schema,
+    load_judge_spec,
+    parse_judge_spec,
+)
 from jurist.jury._verdict import Verdict
 
 __all__ = [
@@ -20,13 +29,20 @@ __all__ = [
     "Cascade",
     "Consensus",
     "ErrorPolicy",
+    "JudgeSpec",
+    "JudgeSpecError",
     "Jury",
     "Majority",
     "Median",
+    "SpecProblem",
     "TiePolicy",
     "Tier",
     "TierPolicy",
     "Verdict",
     "VotingStrategy",
     "WeightedAverage",
+    "judge_from_spec",
+    "judge_spec_schema",
+    "load_judge_spec",
+    "parse_judge_spec",
 ]

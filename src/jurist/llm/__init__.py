@@ -23,6 +23,13 @@ from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
 from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
 from jurist.llm._logprobs import label_probabilities
 from jurist.llm._meter import Metered
+from jurist.llm._redaction import (
+    PresidioRedactor,
+    Redactor,
+    load_redactor,
+    redact_json,
+    redaction_hook,
+)
 from jurist.llm._retry import Retrying
 from jurist.llm._spec import ModelSpec, ModelSpecError, parse_spec
 from jurist.llm._structured import Structured, extract_json
@@ -59,9 +66,11 @@ __all__ = [
     "ModelSpec",
     "ModelSpecError",
     "ModelWrapper",
+    "PresidioRedactor",
     "PriceTable",
     "Priced",
     "RateLimited",
+    "Redactor",
     "Request",
     "RequestHook",
     "Response",
@@ -80,6 +89,9 @@ __all__ = [
     "get_model",
     "innermost",
     "label_probabilities",
+    "load_redactor",
     "parse_spec",
     "rank_by_similarity",
+    "redact_json",
+    "redaction_hook",
 ]

@@ -12,21 +12,43 @@ from jurist.store._errors import IngestError, StoreError
 from jurist.store._ingest import Skipped
 from jurist.store._knowledge import KnowledgeBase
 from jurist.store._migrate import alembic_config, head_revision, migrate, schema_revision
+from jurist.store._records import (
+    AuditRecord,
+    DuplicateRecordError,
+    JudgmentRecord,
+    RecordStore,
+    StoredAudit,
+    StoredJudgment,
+    StoredRun,
+    StoredValidation,
+    ValidationRecord,
+    new_id,
+)
 from jurist.store._report import CollectionInfo, IngestReport
 
 __all__ = [
+    "AuditRecord",
     "Chunk",
     "CollectionInfo",
+    "DuplicateRecordError",
     "IngestError",
     "IngestReport",
+    "JudgmentRecord",
     "KnowledgeBase",
+    "RecordStore",
     "Skipped",
     "StoreError",
+    "StoredAudit",
+    "StoredJudgment",
+    "StoredRun",
+    "StoredValidation",
+    "ValidationRecord",
     "alembic_config",
     "chunk_text",
     "create_engine",
     "database_url",
     "head_revision",
     "migrate",
+    "new_id",
     "schema_revision",
 ]

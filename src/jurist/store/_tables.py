@@ -29,6 +29,11 @@ SEARCH_VECTOR = "search_vector"
 SEARCH_INDEX = "ix_kb_chunks_search_vector"
 
 _JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+# For optional JSON: Python None is SQL NULL here, not the JSON value `null`, so that
+# `IS NULL` finds what was never given.
+_OPTIONAL_JSON = sa.JSON(none_as_null=True).with_variant(
+    postgresql.JSONB(none_as_null=True), "postgresql"
+)
 
 
 def _timestamp(name: str) -> "sa.Column[datetime]":
@@ -89,6 +94,90 @@ kb_chunks = sa.Table(
     sa.Column("start_char", sa.Integer, nullable=False),
     sa.Column("end_char", sa.Integer, nullable=False),
     sa.UniqueConstraint("kb_document_id", "ordinal"),
+)
+
+# The service's records: runs (a service's lifetime, an evaluation, a calibration), the
+# validations it answered, every judgment behind them, and an audit log of its requests.
+# Ids are uuid4 hex strings made by the caller, so a record can be named before it is stored.
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("name", sa.String(200), unique=True),
+    sa.Column("kind", sa.String(40), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("spec", _OPTIONAL_JSON),
+    sa.Column("summary", _OPTIONAL_JSON),
+    _timestamp("created_at"),
+    _timestamp("updated_at"),
+)
+
+validations = sa.Table(
+    "validations",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    _timestamp("created_at"),
+    sa.Column("key_id", sa.String(100)),  # the API key that asked
+    sa.Column("request_sha256", sa.String(64), nullable=False),
+    sa.Column("valid", sa.Boolean, nullable=False),
+    sa.Column("confidence", sa.Float, nullable=False),
+    sa.Column("quality_score", sa.Float, nullable=False),
+    sa.Column("error_count", sa.Integer, nullable=False),
+    sa.Column("warning_count", sa.Integer, nullable=False),
+    sa.Column("duration_ms", sa.Float, nullable=False),
+    sa.Column("request", _JSON, nullable=False),
+    sa.Column("result", _JSON, nullable=False),
+    sa.Index(None, "created_at"),
+)
+
+judgments = sa.Table(
+    "judgments",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    _timestamp("created_at"),
+    sa.Column(
+        "validation_id",
+        sa.String(32),
+        sa.ForeignKey("validations.id", ondelete="CASCADE"),
+        index=True,
+    ),
+    sa.Column("run_id", sa.String(32), sa.ForeignKey("runs.id", ondelete="CASCADE"), index=True),
+    # A dataset item's id in a batch run.
+    sa.Column("item_id", sa.String(200)),
+    sa.Column("judge", sa.String(200), nullable=False),
+    sa.Column("layer", sa.String(40)),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("score", sa.Float),  # normalised to 0..1
+    sa.Column("confidence", sa.Float),
+    sa.Column("prompt_sha256", sa.String(64)),
+    sa.Column("model", sa.String(200)),
+    sa.Column("parameters", _OPTIONAL_JSON),
+    sa.Column("input_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("output_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("cost_usd", sa.Float),
+    sa.Column("latency_ms", sa.Float),
+    sa.Column("judgment", _JSON, nullable=False),  # the whole Judgment.to_dict()
+    # A resumed run never stores an item's judgment twice. Rows without a run or an item
+    # (NULLs) are never equal, so the service's own judgments are not constrained.
+    sa.UniqueConstraint("run_id", "item_id", "judge"),
+)
+
+audit_log = sa.Table(
+    "audit_log",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    _timestamp("at"),
+    sa.Column("key_id", sa.String(100)),
+    sa.Column("client", sa.String(100)),
+    sa.Column("method", sa.String(10), nullable=False),
+    sa.Column("path", sa.String(500), nullable=False),
+    sa.Column("status_code", sa.Integer, nullable=False),
+    sa.Column("request_sha256", sa.String(64)),
+    sa.Column("verdict", sa.String(40)),  # valid, invalid, pass, fail, error, rejected
+    sa.Column("latency_ms", sa.Float, nullable=False),
+    sa.Column("detail", _OPTIONAL_JSON),  # redacted by the caller
+    sa.Index(None, "at"),
 )
 
 

@@ -1,0 +1,157 @@
+"""`jurist validate`: run a validation request (the service's POST /validate body) here."""
+
+import json
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jurist.cli._exit import Exit
+from jurist.cli._inputs import (
+    BadInput,
+    JsonOption,
+    ModelOption,
+    check_model_spec,
+    exit_bad_input,
+    read_output,
+)
+from jurist.cli._kb import DatabaseOption, open_knowledge
+from jurist.core import run_sync
+from jurist.validation import (
+    IssueType,
+    RequestError,
+    Severity,
+    ValidationRequest,
+    ValidationResult,
+    ValidationType,
+    Validator,
+)
+
+_SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def read_request(source: str) -> ValidationRequest:
+    text = read_output(source, "REQUEST")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"REQUEST: not JSON: {exc}") from exc
+    try:
+        return ValidationRequest.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(p) for p in error["loc"])
+            message = str(error["msg"]).removeprefix("Value error, ")
+            problems.append(f"{where}: {message}" if where else message)
+        raise BadInput("REQUEST: " + "; ".join(problems)) from exc
+
+
+def validate(
+    request: Annotated[
+        str, typer.Argument(help="A JSON validation request (the body of POST /validate), or -.")
+    ],
+    *,
+    model: ModelOption = None,
+    database: DatabaseOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Validate an output through the layers its request asks for: schema, facts, criteria,
+    hallucination, quality. They run concurrently; the verdict lists every issue.
+
+    Exit codes: 0 valid, 1 invalid, 2 bad input, 3 a layer could not complete (and nothing
+    else made the output invalid).
+    """
+    try:
+        check_model_spec(model)
+        body = read_request(request)
+    except BadInput as exc:
+        exit_bad_input(exc)
+
+    async def run() -> ValidationResult:
+        if ValidationType.FACTS not in body.validation_types:
+            return await Validator(model).validate(body)
+        async with await open_knowledge(database) as knowledge:
+            return await Validator(model, retriever=knowledge).validate(body)
+
+    try:
+        result = run_sync(run)
+    except (RequestError, BadInput) as exc:
+        exit_bad_input(exc)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        render_validation(Console(), result)
+    raise typer.Exit(validation_exit(result))
+
+
+def validation_exit(result: ValidationResult) -> Exit:
+    if result.valid:
+        return Exit.PASS
+    findings = [
+        i for i in result.issues if i.severity is Severity.ERROR and i.type != IssueType.LAYER_ERROR
+    ]
+    return Exit.FAIL if findings or result.failed_criteria else Exit.UNDECIDED
+
+
+def render_validation(console: Console, result: ValidationResult) -> None:
+    metadata = result.metadata
+    verdict = (
+        Text(" VALID ", style="bold black on green")
+        if result.valid
+        else Text(" INVALID ", style="bold white on red")
+    )
+    quality = (
+        f"quality {result.quality_score:.2f}"
+        if metadata.get("quality_assessed")
+        else "quality not assessed"
+    )
+    console.print(
+        Text.assemble(
+            verdict,
+            f"  confidence {result.confidence:.2f}, {quality}, "
+            f"{metadata['error_count']} errors, {metadata['warning_count']} warnings",
+        )
+    )
+    layers = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for column in ("layer", "status", "confidence", "issues", "seconds", "tokens"):
+        layers.add_column(column, no_wrap=True)
+    for name, layer in metadata["layers"].items():
+        status = (
+            Text(f"error ({layer['cause']})", style="magenta")
+            if layer["status"] == "error"
+            else Text(str(layer["judge_status"]))
+        )
+        usage = layer["usage"]
+        layers.add_row(
+            name,
+            status,
+            f"{layer['confidence']:.2f}",
+            str(layer["issues"]),
+            f"{layer['duration_ms'] / 1000:.1f}",
+            f"{usage['input_tokens']}+{usage['output_tokens']}",
+        )
+    console.print(layers)
+    for criterion in result.passed_criteria:
+        console.print(Text.assemble(("  met      ", "green"), criterion))
+    for criterion in result.failed_criteria:
+        console.print(Text.assemble(("  not met  ", "red"), criterion))
+    if result.issues:
+        issues = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        issues.add_column("severity", no_wrap=True)
+        issues.add_column("type", no_wrap=True)
+        issues.add_column("where", no_wrap=True)
+        issues.add_column("message", ratio=3, overflow="fold")
+        issues.add_column("suggestion", ratio=2, overflow="fold")
+        for issue in result.issues:
+            issues.add_row(
+                Text(issue.severity.value, style=_SEVERITY_STYLE[issue.severity]),
+                issue.type,
+                issue.location or "",
+                issue.message,
+                issue.suggestion or "",
+            )
+        console.print(issues)

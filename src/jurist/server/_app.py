@@ -1,0 +1,101 @@
+"""The FastAPI application: `create_app()` reads the environment; tests and embedders pass
+settings, a model, a store or a retriever of their own."""
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from jurist import __version__
+from jurist.judges import Retriever
+from jurist.llm import Model, Redactor, redact_json
+from jurist.server._config import ConfigError, ServiceSettings, load_config
+from jurist.server._edge import Edge
+from jurist.server._errors import install_handlers
+from jurist.server._logging import configure_logging
+from jurist.server._routes import router
+from jurist.server._service import Service
+from jurist.settings import Settings
+from jurist.store import AuditRecord, RecordStore
+
+log = logging.getLogger("jurist.server")
+
+DESCRIPTION = """Validate the outputs of language models and agents before trusting them.
+
+POST /validate runs the requested layers (schema, facts, criteria, hallucination, quality)
+concurrently and answers with every issue, its severity and a suggestion; valid is false
+when any issue is an error. Every validation is stored before it is answered.
+"""
+
+
+def create_app(
+    settings: Settings | None = None,
+    config: ServiceSettings | None = None,
+    *,
+    model: Model | str | None = None,
+    store: RecordStore | None = None,
+    retriever: Retriever | None = None,
+    redactor: Redactor | None = None,
+    load_model: bool = True,
+) -> FastAPI:
+    """The service. Settings not given are read from the environment; a bad one raises
+    `ConfigError` naming the variable."""
+    if settings is None or config is None:
+        read_settings, read_config = load_config()
+        settings = settings or read_settings
+        config = config or read_config
+    try:
+        service = Service(
+            settings,
+            config,
+            model=model,
+            store=store,
+            retriever=retriever,
+            redactor=redactor,
+            load_model=load_model,
+        )
+    except ValueError as exc:  # a bad key list or rate limit names its variable
+        raise ConfigError(str(exc)) from None
+    configure_logging(config.log_level.value)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await service.start()
+        log.info(
+            "jurist service started",
+            extra={
+                "model": service.validator.model_spec,
+                "database": service.describe_database(),
+                "api_keys": len(service.keys),
+            },
+        )
+        try:
+            yield
+        finally:
+            await service.stop()
+
+    app = FastAPI(
+        title="jurist",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_handlers(app)
+    app.include_router(router)
+
+    async def audit(record: dict[str, Any]) -> None:
+        detail = record.pop("detail", None)
+        if detail is not None:
+            # The audit log never holds personal data, whether or not model calls are redacted.
+            detail = await asyncio.to_thread(redact_json, detail, service.redactor)
+        await service.require_store().write_audit(AuditRecord(**record, detail=detail))
+
+    def count(route: str, status: int) -> None:
+        service.metrics.requests.labels(route, str(status)).inc()
+
+    app.add_middleware(Edge, max_body_bytes=config.max_body_bytes, audit=audit, count=count)
+    return app

@@ -1,0 +1,121 @@
+"""The service's configuration, from the environment: the service spec's variables plus
+jurist's own. A bad value stops the start with a message naming the variable."""
+
+import os
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AliasChoices, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from jurist.settings import Settings
+
+DEFAULT_PORT = 8005
+LOOPBACK = "127.0.0.1"
+
+# Every variable the service reads, for deployment files and `jurist serve --help`.
+ENVIRONMENT_VARIABLES = (
+    "JUDGE_PORT",
+    "JUDGE_MODEL",
+    "JUDGE_TEMPERATURE",
+    "KNOWLEDGE_BASE_URL",
+    "TRUSTED_SOURCES_URL",
+    "ENABLE_HALLUCINATION_DETECTION",
+    "ENABLE_FACT_CHECKING",
+    "FACT_CHECK_THRESHOLD",
+    "QUALITY_MIN_SCORE",
+    "LOG_LEVEL",
+    "LOG_VALIDATION_RESULTS",
+    "JURIST_DATABASE_URL",
+    "JURIST_API_KEYS",
+    "JURIST_HOST",
+    "JURIST_RATE_LIMIT",
+    "JURIST_MAX_BODY_BYTES",
+    "JURIST_REQUEST_TIMEOUT_S",
+    "JURIST_REDACT_PII",
+    "JURIST_REDACTOR",
+    "JURIST_HOME",
+    "JURIST_MODEL",
+    "JURIST_LOCAL_THREADS",
+    "JURIST_CACHE",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+)
+
+
+class LogLevel(StrEnum):
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+def _env(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class ServiceSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    host: str = Field(LOOPBACK, validation_alias=_env("JURIST_HOST"))
+    port: int = Field(DEFAULT_PORT, ge=1, le=65535, validation_alias=_env("JUDGE_PORT"))
+    api_keys: Annotated[str, Field(repr=False)] = Field(
+        "", validation_alias=_env("JURIST_API_KEYS")
+    )
+    rate_limit: str = Field(
+        "600/minute",
+        validation_alias=_env("JURIST_RATE_LIMIT"),
+        description='requests per key, e.g. "120/minute"; "none" turns it off',
+    )
+    max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_env("JURIST_MAX_BODY_BYTES"))
+    request_timeout_s: float = Field(
+        300.0,
+        gt=0,
+        le=3600,
+        validation_alias=_env("JURIST_REQUEST_TIMEOUT_S"),
+        description="the deadline of one request; a full validation on the embedded model "
+        "takes minutes",
+    )
+    log_level: LogLevel = Field(LogLevel.INFO, validation_alias=_env("LOG_LEVEL"))
+    log_validation_results: bool = Field(True, validation_alias=_env("LOG_VALIDATION_RESULTS"))
+
+
+class ConfigError(ValueError):
+    """A setting the service cannot start with; the message names the variable."""
+
+
+def _variable(settings_type: type[BaseSettings], field: str) -> str:
+    alias = settings_type.model_fields[field].validation_alias
+    if isinstance(alias, AliasChoices):
+        # The spec's name when there is one (the last choice), as operators will have set it.
+        names = [str(choice) for choice in alias.choices]
+        present = [name for name in names if name in os.environ]
+        return present[0] if present else names[-1]
+    return field
+
+
+def _explain(error: ValidationError, settings_type: type[BaseSettings]) -> ConfigError:
+    problems = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else ""
+        name = _variable(settings_type, field) if field in settings_type.model_fields else field
+        # Keys and URLs may hold secrets: their values are never echoed.
+        secret = any(word in name for word in ("KEY", "URL", "SECRET", "PASSWORD"))
+        shown = "" if secret else f"={item.get('input')!r}"
+        problems.append(f"{name}{shown}: {item['msg']}")
+    return ConfigError("invalid configuration: " + "; ".join(problems))
+
+
+def load_config() -> tuple[Settings, ServiceSettings]:
+    """Both settings objects, read from the environment, or a ConfigError naming every bad
+    variable."""
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        raise _explain(exc, Settings) from None
+    try:
+        service = ServiceSettings()
+    except ValidationError as exc:
+        raise _explain(exc, ServiceSettings) from None
+    return settings, service

@@ -1,0 +1,29 @@
+"""Structured logs: one JSON object per line on stderr, for jurist's loggers and uvicorn's.
+
+Nothing secret is logged: requests are logged by method, path, status, latency and key id,
+never by header or body; validations by their verdict and counts, never by content.
+"""
+
+import logging
+import sys
+
+from pythonjsonlogger.json import JsonFormatter
+
+_LOGGERS = ("jurist", "uvicorn", "uvicorn.error")
+
+
+def configure_logging(level: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JsonFormatter(
+            "%(asctime)s %(levelname)s %(name)s %(message)s",
+            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        )
+    )
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(level.upper())
+        logger.propagate = False
+    # uvicorn's access log repeats, unstructured, what jurist logs per request.
+    logging.getLogger("uvicorn.access").disabled = True

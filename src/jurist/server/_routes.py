@@ -1,0 +1,501 @@
+"""The service's endpoints."""
+
+import asyncio
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from jurist import __version__
+from jurist.core import Context, Judge, Judgment
+from jurist.judges import UnknownSource
+from jurist.jury import JudgeSpecError, judge_from_spec
+from jurist.rubrics import list_rubrics
+from jurist.server._errors import FieldError, ServiceError, error_responses
+from jurist.server._remote_sources import (
+    SearchRequest,
+    SearchResponse,
+    SourcesError,
+    SourcesRequest,
+)
+from jurist.server._schemas import (
+    Health,
+    JudgeRequest,
+    JudgeResponse,
+    Readiness,
+    RubricSummary,
+    StoredJudgmentBody,
+    StoredValidationBody,
+)
+from jurist.server._service import Service
+from jurist.store import JudgmentRecord, StoredJudgment, StoreError, ValidationRecord
+from jurist.validation import (
+    RequestError,
+    Validation,
+    ValidationRequest,
+    ValidationResult,
+)
+
+log = logging.getLogger("jurist.server")
+router = APIRouter()
+_bearer = HTTPBearer(auto_error=False, description="an API key from JURIST_API_KEYS")
+_AUDIT_EXCERPT = 2000
+
+
+def service_of(request: Request) -> Service:
+    service: Service = request.app.state.service
+    return service
+
+
+async def caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str | None:
+    """The API key's id (None when the service runs without keys), after the rate limit."""
+    service = service_of(request)
+    key_id: str | None = None
+    if service.keys:
+        key = service.keys.identify(request.headers.get("authorization"))
+        if key is None:
+            raise ServiceError(
+                401,
+                "unauthorized",
+                "missing or unknown API key: send Authorization: Bearer <key>",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        key_id = request.state.key_id = key.id
+    if service.limiter is not None:
+        client = request.client.host if request.client else "unknown"
+        decision = service.limiter.hit(key_id or f"client:{client}")
+        if not decision.allowed:
+            raise ServiceError(
+                429,
+                "rate_limited",
+                f"rate limit of {decision.limit} requests reached; retry in "
+                f"{decision.retry_after_s} s",
+                headers={"Retry-After": str(decision.retry_after_s)},
+            )
+    return key_id
+
+
+Caller = Annotated[str | None, Depends(caller)]
+
+
+def _unavailable(what: str, exc: Exception) -> ServiceError:
+    return ServiceError(
+        503,
+        "store_unavailable",
+        f"{what} could not be saved, so nothing is returned as saved: {exc}",
+    )
+
+
+async def _within_deadline(service: Service, work: Any) -> Any:
+    seconds = service.config.request_timeout_s
+    try:
+        async with asyncio.timeout(seconds):
+            return await work
+    except TimeoutError:
+        raise ServiceError(
+            504,
+            "deadline_exceeded",
+            f"the request took longer than its deadline of {seconds:g} s "
+            "(JURIST_REQUEST_TIMEOUT_S); nothing was stored",
+        ) from None
+
+
+@router.post(
+    "/validate",
+    response_model=ValidationResult,
+    responses=error_responses(401, 413, 422, 429, 503, 504),
+    summary="Validate an output through the requested layers",
+)
+async def validate(body: ValidationRequest, request: Request, key_id: Caller) -> ValidationResult:
+    service = service_of(request)
+    request.state.audit_detail = _audit_detail(service, body.model_dump(mode="json"))
+    try:
+        validation: Validation = await _within_deadline(service, service.validator.run(body))
+    except RequestError as exc:
+        service.metrics.validations.labels("rejected").inc()
+        raise ServiceError(
+            422,
+            "invalid_request",
+            str(exc),
+            errors=[FieldError(field=exc.field, message=exc.message)],
+        ) from None
+    except (SourcesError, StoreError) as exc:  # the knowledge base could not be asked
+        service.metrics.validations.labels("unavailable").inc()
+        raise ServiceError(503, "sources_unavailable", f"{type(exc).__name__}: {exc}") from None
+    except ServiceError:
+        service.metrics.validations.labels("timeout").inc()
+        raise
+    result = _with_ids(validation)
+    try:
+        await service.require_store().save_validation(
+            _validation_record(body, result, request, key_id), _judgment_records(validation, result)
+        )
+    except StoreError as exc:
+        service.metrics.validations.labels("unavailable").inc()
+        raise _unavailable("the validation", exc) from None
+    _observe(service, validation, result)
+    request.state.verdict = "valid" if result.valid else "invalid"
+    return result
+
+
+def _with_ids(validation: Validation) -> ValidationResult:
+    from jurist.store import new_id
+
+    result = validation.result
+    layers = {name: dict(summary) for name, summary in result.metadata["layers"].items()}
+    for layer in validation.judgments:
+        layers[layer.value]["judgment_id"] = new_id()
+    metadata = {**result.metadata, "validation_id": new_id(), "layers": layers}
+    return result.model_copy(update={"metadata": metadata})
+
+
+def _validation_record(
+    body: ValidationRequest, result: ValidationResult, request: Request, key_id: str | None
+) -> ValidationRecord:
+    metadata = result.metadata
+    return ValidationRecord(
+        id=metadata["validation_id"],
+        request_sha256=getattr(request.state, "request_sha256", "") or "-",
+        valid=result.valid,
+        confidence=result.confidence,
+        quality_score=result.quality_score,
+        error_count=metadata["error_count"],
+        warning_count=metadata["warning_count"],
+        duration_ms=metadata["duration_ms"],
+        request=body.model_dump(mode="json"),
+        result=result.model_dump(mode="json"),
+        key_id=key_id,
+    )
+
+
+def _judgment_records(validation: Validation, result: ValidationResult) -> list[JudgmentRecord]:
+    layers = result.metadata["layers"]
+    return [
+        JudgmentRecord.of(
+            judgment,
+            judge=layer.value,
+            layer=layer.value,
+            validation_id=result.metadata["validation_id"],
+            id=layers[layer.value]["judgment_id"],
+        )
+        for layer, judgment in validation.judgments.items()
+    ]
+
+
+def _observe(service: Service, validation: Validation, result: ValidationResult) -> None:
+    metrics = service.metrics
+    metrics.validations.labels("valid" if result.valid else "invalid").inc()
+    metrics.validation_seconds.observe(result.metadata["duration_ms"] / 1000)
+    metrics.confidence.labels("validation").observe(result.confidence)
+    metrics.observe_layers((o.layer.value, o.duration_ms, o.cause) for o in validation.outcomes)
+    for judgment in validation.judgments.values():
+        metrics.observe_judgment(judgment, "layer")
+    if service.config.log_validation_results:
+        metadata = result.metadata
+        log.info(
+            "validation",
+            extra={
+                "validation_id": metadata["validation_id"],
+                "valid": result.valid,
+                "confidence": result.confidence,
+                "quality_score": result.quality_score,
+                "errors": metadata["error_count"],
+                "warnings": metadata["warning_count"],
+                "layers": {k: v["status"] for k, v in metadata["layers"].items()},
+                "duration_ms": metadata["duration_ms"],
+            },
+        )
+
+
+def _audit_detail(service: Service, body: dict[str, Any]) -> dict[str, Any]:
+    """What the audit log keeps of a request: its shape and a redacted excerpt."""
+    shown = {k: v for k, v in body.items() if k != "output"}
+    output = body.get("output")
+    text = output if isinstance(output, str) else repr(output)
+    return {"request": shown, "output_excerpt": text[:_AUDIT_EXCERPT]}
+
+
+@router.get(
+    "/validations/{validation_id}",
+    response_model=StoredValidationBody,
+    responses=error_responses(401, 404, 429, 503),
+    summary="A stored validation: its request and result",
+)
+async def get_validation(
+    validation_id: str, request: Request, key_id: Caller
+) -> StoredValidationBody:
+    service = service_of(request)
+    try:
+        stored = await service.require_store().get_validation(validation_id)
+    except StoreError as exc:
+        raise ServiceError(503, "store_unavailable", str(exc)) from None
+    # A key sees only its own validations; without keys the service is single-tenant.
+    if stored is None or (stored.key_id is not None and stored.key_id != key_id):
+        raise ServiceError(404, "not_found", f"no validation {validation_id!r}")
+    return StoredValidationBody(
+        id=stored.id,
+        created_at=stored.created_at,
+        request=ValidationRequest.model_validate(stored.request),
+        result=ValidationResult.model_validate(stored.result),
+        judgment_ids=list(stored.judgment_ids),
+    )
+
+
+@router.post(
+    "/judge",
+    response_model=JudgeResponse,
+    responses=error_responses(401, 413, 422, 429, 503, 504),
+    summary="Judge a context with a rubric, acceptance criteria or a judge spec",
+)
+async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeResponse:
+    service = service_of(request)
+    request.state.audit_detail = _audit_detail(
+        service, {"output": body.context.output, **body.model_dump(exclude={"context"})}
+    )
+    judge_ = _build_judge(service, body)
+    ctx = _context(body)
+    judgment: Judgment = await _within_deadline(service, judge_.judge(ctx))
+    record = JudgmentRecord.of(judgment, judge=judge_.name)
+    try:
+        await service.require_store().save_judgment(record)
+        stored = await service.require_store().get_judgment(record.id)
+    except StoreError as exc:
+        raise _unavailable("the judgment", exc) from None
+    if stored is None:
+        raise _unavailable("the judgment", LookupError("not found after saving"))
+    service.metrics.observe_judgment(judgment, "judgment")
+    request.state.verdict = judgment.status.value
+    return JudgeResponse(**_judgment_body(stored).model_dump())
+
+
+def _build_judge(service: Service, body: JudgeRequest) -> Judge:
+    # Rubrics, criteria and specs all go through the spec builder, which looks rubrics up
+    # by library id only: a client's string must never be read as a file on this machine.
+    spec: dict[str, Any]
+    if body.rubric is not None:
+        field, spec = "rubric", {"type": "rubric", "rubric": body.rubric}
+    elif body.criteria is not None:
+        field, spec = "criteria", {"type": "criteria", "criteria": body.criteria}
+    else:
+        field, spec = "judge", dict(body.judge or {})
+        unsafe = _unsafe_types(spec)
+        if unsafe:
+            raise ServiceError(
+                422,
+                "invalid_request",
+                f"judge: {unsafe} judges are not accepted over HTTP (a client's regular "
+                "expression could stall the service: Python's re has no timeout)",
+                errors=[FieldError(field="judge", message=f"{unsafe} is not accepted here")],
+            )
+    try:
+        return judge_from_spec(spec, model=service.validator.model())
+    except JudgeSpecError as exc:
+        errors = [
+            FieldError(field=_spec_field(field, problem.path), message=problem.message)
+            for problem in exc.problems
+        ]
+        raise ServiceError(422, "invalid_request", f"{field}: {exc}", errors=errors) from None
+
+
+_UNSAFE_OVER_HTTP = frozenset({"regex"})
+
+
+def _unsafe_types(spec: Any) -> str | None:
+    if isinstance(spec, dict):
+        if spec.get("type") in _UNSAFE_OVER_HTTP:
+            return str(spec["type"])
+        found = (_unsafe_types(value) for value in spec.values())
+    elif isinstance(spec, list):
+        found = (_unsafe_types(value) for value in spec)
+    else:
+        return None
+    return next((kind for kind in found if kind), None)
+
+
+def _spec_field(field: str, path: str) -> str:
+    if field == "judge":
+        return f"judge.{path}" if path else "judge"
+    # The shortcut's own value sits at "rubric"/"criteria" inside the spec built for it.
+    return path if path.startswith(field) else field
+
+
+def _context(body: JudgeRequest) -> Context:
+    given = body.context
+    try:
+        return Context(
+            goal=given.goal,
+            output=given.output,
+            context=(given.context,) if isinstance(given.context, str) else tuple(given.context),
+            reference=given.reference,
+            metadata=given.metadata,
+        )
+    except (ValueError, TypeError) as exc:
+        raise ServiceError(
+            422,
+            "invalid_request",
+            f"context: {exc}",
+            errors=[FieldError(field="context", message=str(exc))],
+        ) from None
+
+
+@router.get(
+    "/judgments/{judgment_id}",
+    response_model=StoredJudgmentBody,
+    responses=error_responses(401, 404, 429, 503),
+    summary="A stored judgment, with its prompt hash, model, parameters and usage",
+)
+async def get_judgment(judgment_id: str, request: Request, key_id: Caller) -> StoredJudgmentBody:
+    service = service_of(request)
+    try:
+        stored = await service.require_store().get_judgment(judgment_id)
+    except StoreError as exc:
+        raise ServiceError(503, "store_unavailable", str(exc)) from None
+    if stored is None:
+        raise ServiceError(404, "not_found", f"no judgment {judgment_id!r}")
+    return _judgment_body(stored)
+
+
+def _judgment_body(stored: StoredJudgment) -> StoredJudgmentBody:
+    return StoredJudgmentBody(
+        id=stored.id,
+        created_at=stored.created_at,
+        judge=stored.judge,
+        status=stored.status,
+        score=stored.score,
+        confidence=stored.confidence,
+        model=stored.model,
+        prompt_sha256=stored.prompt_sha256,
+        parameters=stored.parameters,
+        usage={
+            "input_tokens": stored.input_tokens,
+            "output_tokens": stored.output_tokens,
+            "cost_usd": stored.cost_usd,
+            "latency_ms": stored.latency_ms,
+        },
+        validation_id=stored.validation_id,
+        judgment=stored.judgment,
+    )
+
+
+@router.get(
+    "/rubrics",
+    response_model=list[RubricSummary],
+    responses=error_responses(401, 429),
+    summary="The rubric library",
+)
+async def rubrics(request: Request, key_id: Caller) -> list[RubricSummary]:
+    return [
+        RubricSummary(
+            id=r.id,
+            name=r.name,
+            description=r.description,
+            version=r.version,
+            pass_score=r.pass_score,
+            criteria=[c.name for c in r.criteria],
+        )
+        for r in list_rubrics()
+    ]
+
+
+@router.get(
+    "/rubrics/{rubric_id}",
+    responses=error_responses(401, 404, 429),
+    summary="One rubric in full: criteria, steps, anchors, examples",
+)
+async def rubric(rubric_id: str, request: Request, key_id: Caller) -> dict[str, Any]:
+    found = {r.id: r for r in list_rubrics()}.get(rubric_id)
+    if found is None:
+        raise ServiceError(404, "not_found", f"no rubric {rubric_id!r} in the library")
+    return found.model_dump(mode="json")
+
+
+@router.post(
+    "/sources/search",
+    response_model=SearchResponse,
+    responses=error_responses(401, 413, 422, 429, 503),
+    summary="Search this service's knowledge base (the trusted-sources protocol)",
+)
+async def search_sources(body: SearchRequest, request: Request, key_id: Caller) -> SearchResponse:
+    retriever = _retriever(service_of(request))
+    try:
+        passages = await retriever.retrieve(body.query, body.sources, body.limit)
+    except UnknownSource as exc:
+        raise _unknown_source(body.sources, exc) from None
+    except StoreError as exc:
+        raise ServiceError(503, "store_unavailable", str(exc)) from None
+    return SearchResponse.model_validate({"passages": [p.__dict__ for p in passages]})
+
+
+@router.post(
+    "/sources/check",
+    responses={
+        204: {"description": "every source is known"},
+        **error_responses(401, 413, 422, 429, 503),
+    },
+    status_code=204,
+    summary="Check that trusted sources exist in this service's knowledge base",
+)
+async def check_sources(body: SourcesRequest, request: Request, key_id: Caller) -> Response:
+    retriever = _retriever(service_of(request))
+    try:
+        await retriever.check_sources(body.sources)
+    except UnknownSource as exc:
+        raise _unknown_source(body.sources, exc) from None
+    except StoreError as exc:
+        raise ServiceError(503, "store_unavailable", str(exc)) from None
+    return Response(status_code=204)
+
+
+def _retriever(service: Service) -> Any:
+    if service.validator.retriever is None:
+        raise ServiceError(503, "sources_unavailable", "this service has no knowledge base")
+    return service.validator.retriever
+
+
+def _unknown_source(sources: list[str], exc: UnknownSource) -> ServiceError:
+    index = sources.index(exc.source) if exc.source in sources else 0
+    field = f"sources[{index}]"
+    return ServiceError(
+        422, "unknown_source", str(exc), errors=[FieldError(field=field, message=str(exc))]
+    )
+
+
+@router.get("/health", response_model=Health, summary="Liveness: the process answers")
+async def health() -> Health:
+    return Health(status="alive", version=__version__)
+
+
+@router.get(
+    "/ready",
+    response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "not ready: see model and database"}},
+    summary="Readiness: the model is loaded and the database reachable",
+)
+async def ready(request: Request, response: Response) -> Readiness:
+    service = service_of(request)
+    state = service.model_state
+    model = {"spec": service.validator.model_spec, "loaded": state.ready, "error": state.error}
+    database: dict[str, Any] = {"url": service.describe_database(), "reachable": False}
+    try:
+        await service.require_store().ping()
+        database["reachable"] = True
+    except StoreError as exc:
+        database["error"] = str(exc)
+    ok = state.ready and database["reachable"]
+    response.status_code = 200 if ok else 503
+    return Readiness(ready=ok, model=model, database=database)
+
+
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {"text/plain": {}}, "description": "Prometheus exposition"}},
+    summary="Prometheus metrics",
+)
+async def metrics(request: Request) -> Response:
+    payload, content_type = service_of(request).metrics.exposition()
+    return Response(payload, media_type=content_type)

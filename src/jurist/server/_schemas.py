@@ -1,0 +1,96 @@
+"""The service's own request and response bodies (POST /validate uses the validation
+package's models as they are)."""
+
+from datetime import datetime
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from jurist.validation import ValidationRequest, ValidationResult
+
+
+class JudgeContext(BaseModel):
+    """What the judge looks at: jurist's `Context`, as JSON."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str = Field("", description="the task or question the output answers")
+    output: Any = Field(..., description="the output under judgment: text or any JSON value")
+    context: list[str] | str = Field(
+        default_factory=list, description="source documents or retrieved passages"
+    )
+    reference: Any = Field(None, description="a reference (gold) answer")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeRequest(BaseModel):
+    """Judge one context with exactly one of: a rubric (a library id or an inline rubric),
+    acceptance criteria, or a judge spec (a judge, jury or cascade described as data)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    context: JudgeContext
+    rubric: str | dict[str, Any] | None = Field(
+        None, description="a rubric id from GET /rubrics, or a rubric object"
+    )
+    criteria: list[str] | None = Field(None, description="acceptance criteria, all must hold")
+    judge: dict[str, Any] | None = Field(
+        None, description="a judge spec: {'type': 'criteria', ...}, a jury or a cascade"
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        given = [n for n in ("rubric", "criteria", "judge") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "rubric: give exactly one of rubric, criteria or judge"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+
+class StoredJudgmentBody(BaseModel):
+    id: str
+    created_at: datetime
+    judge: str
+    status: Literal["pass", "fail", "abstain", "error"]
+    score: float | None
+    confidence: float | None
+    model: str | None
+    prompt_sha256: str | None
+    parameters: dict[str, Any] | None
+    usage: dict[str, Any]
+    validation_id: str | None
+    judgment: dict[str, Any] = Field(description="the full judgment, as Judgment.to_dict()")
+
+
+class JudgeResponse(StoredJudgmentBody):
+    pass
+
+
+class StoredValidationBody(BaseModel):
+    id: str
+    created_at: datetime
+    request: ValidationRequest
+    result: ValidationResult
+    judgment_ids: list[str]
+
+
+class RubricSummary(BaseModel):
+    id: str
+    name: str
+    description: str
+    version: str
+    pass_score: float
+    criteria: list[str]
+
+
+class Health(BaseModel):
+    status: Literal["alive"]
+    version: str
+
+
+class Readiness(BaseModel):
+    ready: bool
+    model: dict[str, Any]
+    database: dict[str, Any]

@@ -1,0 +1,54 @@
+"""Running the service: `jurist serve` checks the configuration, refuses to listen beyond
+the loopback interface without API keys, and hands the app to uvicorn."""
+
+import os
+import tempfile
+
+import uvicorn
+from fastapi import FastAPI
+
+from jurist.server._app import create_app
+from jurist.server._config import LOOPBACK, ConfigError, load_config
+from jurist.server._keys import KeyRing
+
+
+def check_bind(host: str, keys: KeyRing) -> None:
+    """Without keys, anyone who can reach the port could use the service (and spend its
+    model budget): only the loopback interface is allowed then."""
+    if not keys and host != LOOPBACK:
+        raise ConfigError(
+            f"refusing to listen on {host} without API keys: anyone who can reach it could "
+            f"use the service. Set JURIST_API_KEYS (`jurist keys new ID` makes one) or listen "
+            f"on {LOOPBACK}"
+        )
+
+
+def app_from_environment() -> FastAPI:
+    """The app as each uvicorn worker builds it (a factory, so workers read the env)."""
+    return create_app()
+
+
+def serve(host: str | None = None, port: int | None = None, workers: int = 1) -> None:
+    settings, config = load_config()
+    host = host or config.host
+    port = port or config.port
+    keys = KeyRing.parse(config.api_keys)
+    check_bind(host, keys)
+    if workers < 1:
+        raise ConfigError(f"--workers must be 1 or more, not {workers}")
+    if workers == 1:
+        app = create_app(settings, config)
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        return
+    # Workers are separate processes: metrics go through shared files so /metrics on any
+    # worker reports them all.
+    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="jurist-metrics-"))
+    uvicorn.run(
+        "jurist.server._serve:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_config=None,
+        access_log=False,
+    )

@@ -1,0 +1,117 @@
+"""Everything one server process holds: settings, the validator and its model, the store,
+the knowledge base, keys, the rate limiter, the redactor and the metrics; started and stopped
+with the app."""
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from jurist.judges import Retriever
+from jurist.llm import Model, Redactor, innermost, load_redactor
+from jurist.server._config import ServiceSettings
+from jurist.server._keys import KeyRing
+from jurist.server._metrics import Metrics
+from jurist.server._ratelimit import RateLimiter
+from jurist.server._remote_sources import RemoteSources
+from jurist.settings import Settings
+from jurist.store import KnowledgeBase, RecordStore, StoreError, database_url
+from jurist.validation import Validator
+
+log = logging.getLogger("jurist.server")
+
+
+@dataclass
+class ModelState:
+    """Whether the judges' model is ready: remote models are at once, the embedded one
+    once its weights are loaded (in the background, so probes answer meanwhile)."""
+
+    ready: bool = False
+    error: str | None = None
+    task: "asyncio.Task[None] | None" = field(default=None, repr=False)
+
+
+class Service:
+    def __init__(
+        self,
+        settings: Settings,
+        config: ServiceSettings,
+        *,
+        model: Model | str | None = None,
+        store: RecordStore | None = None,
+        retriever: Retriever | None = None,
+        redactor: Redactor | None = None,
+        load_model: bool = True,
+    ) -> None:
+        self.settings = settings
+        self.config = config
+        self.keys = KeyRing.parse(config.api_keys)
+        self.limiter = RateLimiter.parse(config.rate_limit)
+        self.metrics = Metrics()
+        self._redactor = redactor
+        self._given_store = store
+        self._given_retriever = retriever
+        self._model_choice = model
+        self._load_model = load_model
+        self.store: RecordStore | None = store
+        self.knowledge: KnowledgeBase | None = None
+        self.validator = Validator(model, retriever=retriever, settings=settings)
+        self.model_state = ModelState()
+        self._redactor_task: asyncio.Future[Any] | None = None
+
+    @property
+    def redactor(self) -> Redactor:
+        if self._redactor is None:
+            self._redactor = load_redactor(self.settings.redactor)
+        return self._redactor
+
+    async def start(self) -> None:
+        if self.store is None:
+            self.store = await RecordStore.open(self.settings.database_url, self.settings)
+        if self._given_retriever is None:
+            self.validator.retriever = await self._retriever()
+        self.model_state.task = asyncio.create_task(self._warm_model())
+        # The redactor's engine takes seconds to build: build it now, not in the first audit.
+        load = getattr(self.redactor, "load", None)
+        if callable(load):
+            self._redactor_task = asyncio.create_task(asyncio.to_thread(load))
+
+    async def _retriever(self) -> Retriever:
+        if self.settings.trusted_sources_url:
+            return RemoteSources(self.settings.trusted_sources_url)
+        url = self.settings.knowledge_base_url or self.settings.database_url
+        self.knowledge = await KnowledgeBase.open(url, self.settings)
+        return self.knowledge
+
+    async def _warm_model(self) -> None:
+        try:
+            model = self.validator.model()
+            inner: Any = innermost(model)
+            if self._load_model and hasattr(inner, "load"):
+                await inner.load()
+            self.model_state.ready = True
+        except Exception as exc:  # noqa: BLE001 - any failure to load means not ready, said
+            self.model_state.error = f"{type(exc).__name__}: {exc}"
+            log.error("the model is not ready: %s", self.model_state.error)
+
+    async def stop(self) -> None:
+        task = self.model_state.task
+        if task is not None and not task.done():
+            task.cancel()
+        if isinstance(self.validator.retriever, RemoteSources):
+            await self.validator.retriever.close()
+        if self.knowledge is not None:
+            await self.knowledge.close()
+        if self.store is not None and self._given_store is None:
+            await self.store.close()
+
+    def require_store(self) -> RecordStore:
+        if self.store is None:
+            raise StoreError("the store is not open")
+        return self.store
+
+    def describe_database(self) -> str:
+        url = self.settings.database_url
+        if url is None:
+            return f"sqlite (default, {self.settings.database_file})"
+        return database_url(url).render_as_string(hide_password=True)

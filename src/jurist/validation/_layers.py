@@ -1,0 +1,239 @@
+"""The five layers: each runs one judge and reads its judgment as the service's issues.
+
+A layer's confidence is the service spec's: the share of what it checked that held (schema
+1 or 0, facts verified / claims, criteria met / criteria, 1 - unsupported / claims, the
+quality score), not the judge's certainty, which stays in the judgment.
+
+A layer never passes silently when it could not do its work: a judge that errs or abstains,
+a claim or criterion that could not be checked, or an exception, becomes an error issue of
+type `layer_error` with the cause.
+"""
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jurist.core import Context, Judge, Judgment, Status
+from jurist.judges import RubricResult
+from jurist.rubrics import Rubric
+from jurist.validation._models import IssueType, Severity, ValidationIssue, ValidationType
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a layer makes of its judge's judgment."""
+
+    issues: list[ValidationIssue]
+    confidence: float
+    passed_criteria: list[str] = field(default_factory=list)
+    failed_criteria: list[str] = field(default_factory=list)
+    quality_score: float | None = None
+
+
+@dataclass(frozen=True)
+class LayerOutcome:
+    layer: ValidationType
+    reading: Reading
+    judgment: Judgment | None
+    duration_ms: float
+    cause: str | None = None  # why the layer broke, when it did
+
+    @property
+    def broke(self) -> bool:
+        return self.cause is not None
+
+
+Reader = Callable[[Judgment], Reading]
+
+
+async def run_layer(
+    layer: ValidationType, judge: Judge, ctx: Context, read: Reader
+) -> LayerOutcome:
+    started = time.perf_counter()
+    try:
+        judgment = await judge.judge(ctx)
+    except Exception as exc:  # noqa: BLE001 - a judge's bug must not take the other layers down
+        return _broken(layer, f"{type(exc).__name__}: {exc}", "exception", None, started)
+    if judgment.status is Status.ERROR:
+        cause = str(judgment.metadata.get("cause", "error"))
+        return _broken(layer, judgment.reasoning, cause, judgment, started)
+    if judgment.status is Status.ABSTAIN:
+        return _broken(layer, judgment.reasoning, "abstained", judgment, started)
+    try:
+        reading = read(judgment)
+    except (KeyError, TypeError, ValueError) as exc:
+        return _broken(layer, f"unreadable judgment: {exc}", "unreadable", judgment, started)
+    return LayerOutcome(layer, reading, judgment, _since(started))
+
+
+def layer_error(layer: ValidationType, message: str, cause: str) -> ValidationIssue:
+    return ValidationIssue(
+        severity=Severity.ERROR,
+        type=IssueType.LAYER_ERROR,
+        message=f"The {layer.value} layer could not complete ({cause}): {message}",
+        location=f"layer:{layer.value}",
+        suggestion="The output was not validated by this layer; retry, and if it fails "
+        "again check the model and the knowledge base",
+    )
+
+
+def _broken(
+    layer: ValidationType, message: str, cause: str, judgment: Judgment | None, started: float
+) -> LayerOutcome:
+    reading = Reading([layer_error(layer, message, cause)], confidence=0.0)
+    return LayerOutcome(layer, reading, judgment, _since(started), cause)
+
+
+def _since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+# -- schema ------------------------------------------------------------------------------
+
+_REQUIRED = re.compile(r"^(['\"])(?P<name>.+)\1 is a required property$")
+
+
+def read_schema(judgment: Judgment) -> Reading:
+    if judgment.passed:
+        return Reading([], confidence=1.0)
+    issues = [
+        ValidationIssue(
+            severity=Severity.ERROR,
+            type=IssueType.SCHEMA_VIOLATION,
+            message=f"Schema validation failed: {check.message}",
+            location=check.name,
+            suggestion=_schema_suggestion(check.name, check.message),
+        )
+        for check in judgment.checks
+        if not check.passed
+    ]
+    return Reading(issues, confidence=0.0)
+
+
+def _schema_suggestion(location: str, message: str) -> str:
+    required = _REQUIRED.match(message)
+    if required:
+        return f"Add the {required['name']!r} field at {location}"
+    return f"Make the value at {location} match the expected schema"
+
+
+# -- facts and hallucination -------------------------------------------------------------
+
+
+def read_facts(judgment: Judgment) -> Reading:
+    return _claims_reading(ValidationType.FACTS, judgment)
+
+
+def read_hallucination(judgment: Judgment) -> Reading:
+    return _claims_reading(ValidationType.HALLUCINATION, judgment)
+
+
+def _claims_reading(layer: ValidationType, judgment: Judgment) -> Reading:
+    metadata = judgment.metadata
+    issues = [_issue(found) for found in metadata.get("issues", ())]
+    errored = int(metadata.get("errored_claims", 0))
+    if errored:
+        total = int(metadata.get("total_claims", errored))
+        issues.append(
+            layer_error(layer, f"{errored} of {total} claims could not be checked", "claims")
+        )
+    confidence = judgment.confidence if judgment.confidence is not None else 0.0
+    return Reading(issues, confidence=confidence)
+
+
+def _issue(found: Mapping[str, Any]) -> ValidationIssue:
+    return ValidationIssue(
+        severity=Severity(found["severity"]),
+        type=str(found["type"]),
+        message=str(found["message"]),
+        location=found.get("location"),
+        suggestion=found.get("suggestion"),
+    )
+
+
+# -- criteria ----------------------------------------------------------------------------
+
+
+def read_criteria(judgment: Judgment) -> Reading:
+    metadata = judgment.metadata
+    passed = list(metadata.get("passed_criteria", ()))
+    failed = list(metadata.get("failed_criteria", ()))
+    errored = list(metadata.get("errored_criteria", ()))
+    summaries = {s["criterion"]: s for s in metadata.get("criteria", ())}
+    issues = [_criterion_issue(c, summaries.get(c, {})) for c in failed]
+    issues += [
+        layer_error(
+            ValidationType.CRITERIA,
+            f"criterion {c!r} could not be judged: {summaries.get(c, {}).get('reason', '')}",
+            str(summaries.get(c, {}).get("cause", "error")),
+        )
+        for c in errored
+    ]
+    total = len(passed) + len(failed) + len(errored)
+    return Reading(
+        issues,
+        confidence=len(passed) / total if total else 1.0,
+        passed_criteria=passed,
+        failed_criteria=failed,
+    )
+
+
+def _criterion_issue(criterion: str, summary: Mapping[str, Any]) -> ValidationIssue:
+    p_yes = summary.get("p_yes")
+    shown = f" (P(yes) = {p_yes:.2f})" if isinstance(p_yes, float) else ""
+    reason = str(summary.get("reason") or "").strip()
+    return ValidationIssue(
+        severity=Severity.ERROR,
+        type=IssueType.CRITERIA_NOT_MET,
+        message=f"Acceptance criterion not met: {criterion}{shown}",
+        suggestion="Review the output and make sure it meets this requirement"
+        + (f"; the judge's reason: {reason}" if reason else ""),
+    )
+
+
+# -- quality -----------------------------------------------------------------------------
+
+_QUALITY_TYPES = {
+    "completeness": IssueType.LOW_COMPLETENESS,
+    "clarity": IssueType.LOW_CLARITY,
+    "consistency": IssueType.LOW_CONSISTENCY,
+}
+
+
+def quality_reader(rubric: Rubric, min_score: float) -> Reader:
+    """Reads a rubric judgment: the score is the rubric's normalised overall score; each
+    criterion whose normalised expected score falls below `min_score` is a warning whose
+    suggestion is the rubric's description of a top score."""
+    best = {c.name: c.anchors[5] for c in rubric.criteria}
+
+    def read(judgment: Judgment) -> Reading:
+        result = RubricResult.from_judgment(judgment)
+        issues = []
+        for criterion in result.criteria_results:
+            score = normalised(criterion.expected_score)
+            if score < min_score:
+                issues.append(
+                    ValidationIssue(
+                        severity=Severity.WARNING,
+                        type=_QUALITY_TYPES.get(criterion.criterion_name, IssueType.LOW_QUALITY),
+                        message=f"{criterion.criterion_name} scored {score:.2f}, below the "
+                        f"minimum {min_score:.2f}: {criterion.reasoning.strip()}",
+                        location=f"quality:{criterion.criterion_name}",
+                        suggestion=f"Aim for: {best[criterion.criterion_name]}",
+                    )
+                )
+        return Reading(
+            issues, confidence=result.normalized_score, quality_score=result.normalized_score
+        )
+
+    return read
+
+
+def normalised(score_1_to_5: float) -> float:
+    return round((score_1_to_5 - 1.0) / 4.0, 4)
+
+
+def merged_issues(outcomes: Sequence[LayerOutcome]) -> list[ValidationIssue]:
+    return [issue for outcome in outcomes for issue in outcome.reading.issues]

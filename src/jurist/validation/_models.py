@@ -1,0 +1,135 @@
+"""The validation service's request and result, field for field as the service spec's API
+documents them. jurist's own additions go under the result's `metadata`."""
+
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from jurist.judges import SchemaJudge
+from jurist.validation._inputs import passages_of
+
+
+class ValidationType(StrEnum):
+    SCHEMA = "schema"
+    FACTS = "facts"
+    CRITERIA = "criteria"
+    QUALITY = "quality"
+    HALLUCINATION = "hallucination"
+
+
+# The order layers are reported in, whatever order the request lists them.
+LAYER_ORDER = tuple(ValidationType)
+
+
+class Severity(StrEnum):
+    ERROR = "error"  # valid = false
+    WARNING = "warning"  # worth a look; valid unless there is an error too
+    INFO = "info"  # a suggestion
+
+
+class IssueType(StrEnum):
+    SCHEMA_VIOLATION = "schema_violation"
+    UNVERIFIED_FACT = "unverified_fact"
+    CRITERIA_NOT_MET = "criteria_not_met"
+    UNSUPPORTED_CLAIM = "unsupported_claim"
+    LOW_COMPLETENESS = "low_completeness"
+    LOW_CLARITY = "low_clarity"
+    LOW_CONSISTENCY = "low_consistency"
+    LOW_QUALITY = "low_quality"  # a criterion of a custom quality rubric
+    LAYER_ERROR = "layer_error"  # a layer broke: never a silent pass
+
+
+class ValidationRequest(BaseModel):
+    """What to validate and how. Cross-field mistakes (a layer asked for without what it
+    needs) are refused here, naming the field, so they never reach a model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    output: Any = Field(..., description="Output to validate: any JSON value")
+    validation_types: list[ValidationType] = Field(
+        ...,
+        min_length=1,
+        description="Layers to run: schema, facts, criteria, quality, hallucination",
+    )
+    acceptance_criteria: list[str] = Field(
+        default_factory=list, description="Criteria that must be met (the criteria layer)"
+    )
+    expected_schema: dict[str, Any] | None = Field(
+        None, description="JSON Schema the output must follow (the schema layer)"
+    )
+    trusted_sources: list[str] = Field(
+        default_factory=list,
+        description="Knowledge-base collections or document ids fact-checking may use "
+        "(none: every collection)",
+    )
+    context: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Context for hallucination detection; a `goal`, `task` or `question` "
+        "entry is also the task the criteria and quality layers judge against",
+    )
+
+    # The schema layer's judge, compiled once while the request is checked.
+    _schema_judge: SchemaJudge | None = PrivateAttr(None)
+
+    @property
+    def schema_judge(self) -> SchemaJudge:
+        if self._schema_judge is None:
+            raise ValueError("expected_schema: the request has no schema")
+        return self._schema_judge
+
+    @field_validator("validation_types")
+    @classmethod
+    def _distinct(cls, types: list[ValidationType]) -> list[ValidationType]:
+        seen = set(types)
+        return [t for t in LAYER_ORDER if t in seen]
+
+    @field_validator("acceptance_criteria", "trusted_sources")
+    @classmethod
+    def _non_blank(cls, items: list[str]) -> list[str]:
+        for index, item in enumerate(items):
+            if not item.strip():
+                raise ValueError(f"item {index} is blank")
+        return items
+
+    @model_validator(mode="after")
+    def _layers_have_inputs(self) -> Self:
+        asked = set(self.validation_types)
+        if ValidationType.SCHEMA in asked:
+            if self.expected_schema is None:
+                raise ValueError("expected_schema: required when validation_types includes schema")
+            try:
+                self._schema_judge = SchemaJudge(
+                    self.expected_schema, parse_text=False, name="schema"
+                )
+            except ValueError as exc:
+                raise ValueError(f"expected_schema: {exc}") from None
+        if ValidationType.CRITERIA in asked and not self.acceptance_criteria:
+            raise ValueError(
+                "acceptance_criteria: give at least one criterion when validation_types "
+                "includes criteria"
+            )
+        if ValidationType.HALLUCINATION in asked and not passages_of(self.context):
+            raise ValueError(
+                "context: hallucination detection needs the context the output should be "
+                "supported by (an entry besides goal, task or question)"
+            )
+        return self
+
+
+class ValidationIssue(BaseModel):
+    severity: Severity = Field(..., description="error, warning, info")
+    type: str
+    message: str
+    location: str | None = None
+    suggestion: str | None = None
+
+
+class ValidationResult(BaseModel):
+    valid: bool
+    confidence: float = Field(..., ge=0.0, le=1.0)
+    issues: list[ValidationIssue] = Field(default_factory=list)
+    passed_criteria: list[str] = Field(default_factory=list)
+    failed_criteria: list[str] = Field(default_factory=list)
+    quality_score: float = Field(..., ge=0.0, le=1.0)
+    metadata: dict[str, Any] = Field(default_factory=dict)

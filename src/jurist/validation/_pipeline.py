@@ -1,0 +1,297 @@
+"""The validation pipeline: the requested layers run concurrently and their issues are
+merged into one result.
+
+    result = await validate({"output": {...}, "validation_types": ["schema", "criteria"], ...})
+
+valid = no error issue and no failed criterion; confidence = the mean of the layer
+confidences; quality_score = the quality layer's score, or 0.5 when quality was not asked
+for (the spec's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
+"""
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jurist.core import Judge, Judgment, Usage
+from jurist.judges import (
+    CriteriaJudge,
+    FactChecker,
+    HallucinationJudge,
+    Retriever,
+    RubricJudge,
+    UnknownSource,
+)
+from jurist.llm import Model, ModelError, get_model, parse_spec
+from jurist.rubrics import Rubric, get_rubric
+from jurist.settings import Settings, get_settings
+from jurist.validation._inputs import context_for
+from jurist.validation._layers import (
+    LayerOutcome,
+    Reader,
+    Reading,
+    layer_error,
+    merged_issues,
+    quality_reader,
+    read_criteria,
+    read_facts,
+    read_hallucination,
+    read_schema,
+    run_layer,
+)
+from jurist.validation._models import (
+    Severity,
+    ValidationRequest,
+    ValidationResult,
+    ValidationType,
+)
+
+NOT_ASSESSED_QUALITY = 0.5
+QUALITY_RUBRIC = "output-quality"
+_MODEL_LAYERS = frozenset(ValidationType) - {ValidationType.SCHEMA}
+
+
+class RequestError(ValueError):
+    """A request this validator cannot run as asked, naming the field at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Validation:
+    """A validation's result and what produced it: each layer's outcome and judgment."""
+
+    result: ValidationResult
+    outcomes: tuple[LayerOutcome, ...]
+
+    @property
+    def judgments(self) -> dict[ValidationType, Judgment]:
+        return {o.layer: o.judgment for o in self.outcomes if o.judgment is not None}
+
+
+class Validator:
+    """Runs validation requests. One per process is enough: it holds the model, the
+    knowledge base (for the facts layer) and the settings; requests share them.
+
+    `model` is a spec or a `Model` (default: the settings' model). Given a spec, and with
+    JURIST_REDACT_PII on, every request to a remote provider passes through the PII
+    redactor first; a `Model` passed in is used as it is. `retriever` answers the facts
+    layer's searches (a `jurist.store.KnowledgeBase`, say); without one, facts cannot run.
+    """
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        retriever: Retriever | None = None,
+        settings: Settings | None = None,
+        quality_rubric: Rubric | str = QUALITY_RUBRIC,
+    ) -> None:
+        self.settings = settings or get_settings()
+        self.retriever = retriever
+        self._model_choice = model
+        self._model: Model | None = model if not isinstance(model, str | None) else None
+        self.quality_rubric = (
+            quality_rubric if isinstance(quality_rubric, Rubric) else get_rubric(quality_rubric)
+        )
+        self._read_quality = quality_reader(self.quality_rubric, self.settings.quality_min_score)
+
+    @property
+    def model_spec(self) -> str:
+        if isinstance(self._model_choice, str):
+            return self._model_choice
+        if self._model_choice is not None:
+            return self._model_choice.name
+        return self.settings.model
+
+    def model(self) -> Model:
+        """The judges' model, built on first use (schema-only validations never need one)."""
+        if self._model is None:
+            spec = self.model_spec
+            hooks = []
+            if self.settings.redact_pii and parse_spec(spec).provider != "local":
+                # Imported here: the redactor's dependencies load only when redaction is on.
+                from jurist.llm import load_redactor, redaction_hook
+
+                hooks.append(redaction_hook(load_redactor(self.settings.redactor)))
+            self._model = get_model(spec, settings=self.settings, on_request=hooks)
+        return self._model
+
+    def check(self, request: ValidationRequest) -> None:
+        """Refuses what this deployment cannot run, naming the field: a disabled layer, or
+        facts without a knowledge base."""
+        asked = set(request.validation_types)
+        disabled = {
+            ValidationType.HALLUCINATION: (
+                self.settings.enable_hallucination_detection,
+                "ENABLE_HALLUCINATION_DETECTION",
+            ),
+            ValidationType.FACTS: (self.settings.enable_fact_checking, "ENABLE_FACT_CHECKING"),
+        }
+        for layer, (enabled, variable) in disabled.items():
+            if layer in asked and not enabled:
+                raise RequestError(
+                    "validation_types",
+                    f"{layer.value} is disabled on this server ({variable}=false)",
+                )
+        if ValidationType.FACTS in asked and self.retriever is None:
+            raise RequestError(
+                "validation_types",
+                "facts needs a knowledge base and none is configured (pass retriever=)",
+            )
+
+    async def check_sources(self, request: ValidationRequest) -> None:
+        if ValidationType.FACTS not in request.validation_types or self.retriever is None:
+            return
+        try:
+            await self.retriever.check_sources(request.trusted_sources)
+        except UnknownSource as exc:
+            index = request.trusted_sources.index(exc.source)
+            raise RequestError(f"trusted_sources[{index}]", str(exc)) from None
+
+    async def run(self, request: ValidationRequest | Mapping[str, Any]) -> Validation:
+        """Validates, and keeps what each layer's judge said. Raises pydantic's
+        `ValidationError` for a malformed request and `RequestError` for one this validator
+        cannot run."""
+        if not isinstance(request, ValidationRequest):
+            request = ValidationRequest.model_validate(request)
+        self.check(request)
+        await self.check_sources(request)
+        started = time.perf_counter()
+        outcomes = await self._layers(request)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        return Validation(self._result(request, outcomes, elapsed_ms), outcomes)
+
+    async def validate(self, request: ValidationRequest | Mapping[str, Any]) -> ValidationResult:
+        return (await self.run(request)).result
+
+    async def _layers(self, request: ValidationRequest) -> tuple[LayerOutcome, ...]:
+        ctx = context_for(request.output, request.context, request.trusted_sources)
+        jobs: list[tuple[ValidationType, Judge, Reader]] = []
+        broken: list[LayerOutcome] = []
+        model: Model | None = None
+        if _MODEL_LAYERS & set(request.validation_types):
+            try:
+                model = self.model()
+            except (ModelError, ValueError) as exc:
+                cause = exc.kind.value if isinstance(exc, ModelError) else "bad_model"
+                broken = [
+                    _unavailable(layer, str(exc), cause)
+                    for layer in request.validation_types
+                    if layer in _MODEL_LAYERS
+                ]
+        for layer in request.validation_types:
+            if layer is ValidationType.SCHEMA:
+                jobs.append((layer, request.schema_judge, read_schema))
+            elif model is not None:
+                jobs.append(self._model_job(layer, request, model))
+        # Deterministic layers finish at once; model layers share the model's own limits.
+        ran = await asyncio.gather(*(run_layer(layer, j, ctx, r) for layer, j, r in jobs))
+        by_layer = {o.layer: o for o in [*ran, *broken]}
+        return tuple(by_layer[layer] for layer in request.validation_types)
+
+    def _model_job(
+        self, layer: ValidationType, request: ValidationRequest, model: Model
+    ) -> tuple[ValidationType, Judge, Reader]:
+        if layer is ValidationType.CRITERIA:
+            return (
+                layer,
+                CriteriaJudge(request.acceptance_criteria, model, name="criteria"),
+                (read_criteria),
+            )
+        if layer is ValidationType.HALLUCINATION:
+            return layer, HallucinationJudge(model, name="hallucination"), read_hallucination
+        if layer is ValidationType.FACTS:
+            assert self.retriever is not None  # check() refused facts without one
+            checker = FactChecker(
+                self.retriever,
+                model,
+                sources=request.trusted_sources,
+                threshold=self.settings.fact_check_threshold,
+                name="facts",
+            )
+            return layer, checker, read_facts
+        rubric = RubricJudge(self.quality_rubric, model, name="quality")
+        return layer, rubric, self._read_quality
+
+    def _result(
+        self, request: ValidationRequest, outcomes: Sequence[LayerOutcome], elapsed_ms: float
+    ) -> ValidationResult:
+        issues = merged_issues(outcomes)
+        passed = [c for o in outcomes for c in o.reading.passed_criteria]
+        failed = [c for o in outcomes for c in o.reading.failed_criteria]
+        errors = sum(1 for i in issues if i.severity is Severity.ERROR)
+        warnings = sum(1 for i in issues if i.severity is Severity.WARNING)
+        quality = next(
+            (o.reading.quality_score for o in outcomes if o.reading.quality_score is not None),
+            None,
+        )
+        confidences = [o.reading.confidence for o in outcomes]
+        usage = Usage.total(o.judgment.usage for o in outcomes if o.judgment is not None)
+        return ValidationResult(
+            valid=errors == 0 and not failed,
+            confidence=round(sum(confidences) / len(confidences), 4),
+            issues=issues,
+            passed_criteria=passed,
+            failed_criteria=failed,
+            quality_score=NOT_ASSESSED_QUALITY if quality is None else quality,
+            metadata={
+                "validation_types_run": [o.layer.value for o in outcomes],
+                "total_issues": len(issues),
+                "error_count": errors,
+                "warning_count": warnings,
+                "info_count": len(issues) - errors - warnings,
+                "quality_assessed": quality is not None,
+                "duration_ms": round(elapsed_ms, 3),
+                "model": self.model_spec if _MODEL_LAYERS & set(request.validation_types) else None,
+                "usage": usage_dict(usage),
+                "layers": {o.layer.value: _layer_summary(o) for o in outcomes},
+            },
+        )
+
+
+def _unavailable(layer: ValidationType, message: str, cause: str) -> LayerOutcome:
+    return LayerOutcome(
+        layer, Reading([layer_error(layer, message, cause)], confidence=0.0), None, 0.0, cause
+    )
+
+
+def _layer_summary(outcome: LayerOutcome) -> dict[str, Any]:
+    judgment = outcome.judgment
+    return {
+        "status": "error" if outcome.broke else "ok",
+        **({"cause": outcome.cause} if outcome.broke else {}),
+        "judge_status": judgment.status.value if judgment is not None else None,
+        "confidence": round(outcome.reading.confidence, 4),
+        "issues": len(outcome.reading.issues),
+        "duration_ms": outcome.duration_ms,
+        "usage": usage_dict(judgment.usage if judgment is not None else None),
+    }
+
+
+def usage_dict(usage: Usage | None) -> dict[str, Any]:
+    if usage is None:
+        return {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "calls": 0}
+    fields = dataclasses.asdict(usage)
+    return {
+        key: fields[key]
+        for key in ("input_tokens", "output_tokens", "cost_usd", "calls", "cached_calls", "model")
+    }
+
+
+async def validate(
+    request: ValidationRequest | Mapping[str, Any],
+    *,
+    model: Model | str | None = None,
+    retriever: Retriever | None = None,
+    settings: Settings | None = None,
+) -> ValidationResult:
+    """Validates one output. A malformed request raises pydantic's `ValidationError` (each
+    error names its field), one that cannot run here a `RequestError`."""
+    validator = Validator(model, retriever=retriever, settings=settings)
+    return await validator.validate(request)
