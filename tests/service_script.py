@@ -54,6 +54,7 @@ class ServiceScript:
     support: dict[str, tuple[float, str]] = field(default_factory=dict)
     quality: dict[str, int] = field(default_factory=dict)
     fail_with: Exception | None = None
+    lenient: bool = False  # answer what the tables lack (P = 0.5, score 3) instead of failing
 
     def __call__(self, request: Request) -> Response:
         if self.fail_with is not None:
@@ -63,14 +64,22 @@ class ServiceScript:
         if "claims" in properties:
             return answer(json.dumps({"claims": self.claims}))
         if "verdict" in properties:
-            claim = prompt.rstrip().rsplit("Claim: ", 1)[1]
+            claim = prompt.rstrip().rsplit("Claim: ", 1)[-1]
+            if self.lenient and claim not in self.support:
+                return _claim_verdict(0.5, "")
             return _claim_verdict(*self.support[claim])
         if "answer" in properties:
-            criterion = prompt.rstrip().rsplit("Criterion: ", 1)[1]
+            criterion = prompt.rstrip().rsplit("Criterion: ", 1)[-1]
+            if self.lenient and criterion not in self.criteria:
+                return _criterion_verdict(0.5)
             return _criterion_verdict(self.criteria[criterion])
         if "score" in properties:
-            name = next(n for n in self.quality if f"criterion only: {n}." in prompt)
-            return _score(self.quality[name])
+            names = [n for n in self.quality if f"criterion only: {n}." in prompt]
+            if self.lenient and not names:
+                return _score(3)
+            return _score(self.quality[names[0]])
+        if self.lenient:
+            return answer("{}")
         raise AssertionError(f"the script has no answer for: {prompt[-300:]}")
 
 

@@ -6,17 +6,19 @@ jurist server with a knowledge base is a trusted-sources service for the others.
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 from pydantic import BaseModel, Field
 
 from jurist.judges import Passage, UnknownSource
 
+NonBlank = Annotated[str, Field(pattern=r"\S", max_length=500)]
+
 
 class SearchRequest(BaseModel):
-    query: str = Field(min_length=1)
-    sources: list[str] = Field(default_factory=list)
+    query: NonBlank
+    sources: list[NonBlank] = Field(default_factory=list)
     limit: int = Field(3, ge=1, le=50)
 
 
@@ -34,7 +36,7 @@ class SearchResponse(BaseModel):
 
 
 class SourcesRequest(BaseModel):
-    sources: list[str] = Field(default_factory=list)
+    sources: list[NonBlank] = Field(default_factory=list)
 
 
 class SourcesError(RuntimeError):
@@ -68,6 +70,8 @@ class RemoteSources:
             ) from exc
         if response.status_code == 422:
             _raise_unknown(response.json(), sources)
+        if response.status_code == 204:
+            return None
         if response.status_code != 200:
             raise SourcesError(
                 f"trusted sources at {self.base_url}{path} answered {response.status_code}: "

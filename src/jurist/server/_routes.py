@@ -259,7 +259,8 @@ async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeRe
     judge_ = _build_judge(service, body)
     ctx = _context(body)
     judgment: Judgment = await _within_deadline(service, judge_.judge(ctx))
-    record = JudgmentRecord.of(judgment, judge=judge_.name)
+    # A spec may name its judge at any length; the column keeps the first 200 characters.
+    record = JudgmentRecord.of(judgment, judge=judge_.name[:200])
     try:
         await service.require_store().save_judgment(record)
         stored = await service.require_store().get_judgment(record.id)

@@ -32,7 +32,10 @@ def serve(host: str | None = None, port: int | None = None, workers: int = 1) ->
     settings, config = load_config()
     host = host or config.host
     port = port or config.port
-    keys = KeyRing.parse(config.api_keys)
+    try:
+        keys = KeyRing.parse(config.api_keys)
+    except ValueError as exc:  # names JURIST_API_KEYS and the entry, never the secret
+        raise ConfigError(str(exc)) from None
     check_bind(host, keys)
     if workers < 1:
         raise ConfigError(f"--workers must be 1 or more, not {workers}")

@@ -2,12 +2,12 @@
 documents them. jurist's own additions go under the result's `metadata`."""
 
 from enum import StrEnum
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from jurist.judges import SchemaJudge
-from jurist.validation._inputs import passages_of
+from jurist.validation._inputs import TASK_KEYS
 
 
 class ValidationType(StrEnum):
@@ -40,11 +40,51 @@ class IssueType(StrEnum):
     LAYER_ERROR = "layer_error"  # a layer broke: never a silent pass
 
 
+# Text with something in it: a blank criterion or source name is a mistake, said at once.
+NonBlank = Annotated[str, Field(pattern=r"\S")]
+
+
+def _requires(layer: "ValidationType", then: dict[str, Any]) -> dict[str, Any]:
+    asked = {"properties": {"validation_types": {"contains": {"const": layer.value}}}}
+    return {"if": asked, "then": then}
+
+
 class ValidationRequest(BaseModel):
     """What to validate and how. Cross-field mistakes (a layer asked for without what it
-    needs) are refused here, naming the field, so they never reach a model."""
+    needs) are refused here, naming the field, so they never reach a model. The same rules
+    are in the published JSON Schema (`allOf` of if/then), so clients can check before they
+    send; only "expected_schema must itself be a valid JSON Schema" is beyond it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "allOf": [
+                _requires(
+                    ValidationType.SCHEMA,
+                    {
+                        "required": ["expected_schema"],
+                        "properties": {"expected_schema": {"type": "object"}},
+                    },
+                ),
+                _requires(
+                    ValidationType.CRITERIA,
+                    {
+                        "required": ["acceptance_criteria"],
+                        "properties": {"acceptance_criteria": {"minItems": 1}},
+                    },
+                ),
+                _requires(
+                    ValidationType.HALLUCINATION,
+                    {
+                        "required": ["context"],
+                        "properties": {
+                            "context": {"not": {"propertyNames": {"enum": list(TASK_KEYS)}}}
+                        },
+                    },
+                ),
+            ]
+        },
+    )
 
     output: Any = Field(..., description="Output to validate: any JSON value")
     validation_types: list[ValidationType] = Field(
@@ -52,13 +92,13 @@ class ValidationRequest(BaseModel):
         min_length=1,
         description="Layers to run: schema, facts, criteria, quality, hallucination",
     )
-    acceptance_criteria: list[str] = Field(
+    acceptance_criteria: list[NonBlank] = Field(
         default_factory=list, description="Criteria that must be met (the criteria layer)"
     )
     expected_schema: dict[str, Any] | None = Field(
         None, description="JSON Schema the output must follow (the schema layer)"
     )
-    trusted_sources: list[str] = Field(
+    trusted_sources: list[NonBlank] = Field(
         default_factory=list,
         description="Knowledge-base collections or document ids fact-checking may use "
         "(none: every collection)",
@@ -84,13 +124,11 @@ class ValidationRequest(BaseModel):
         seen = set(types)
         return [t for t in LAYER_ORDER if t in seen]
 
-    @field_validator("acceptance_criteria", "trusted_sources")
+    @field_validator("acceptance_criteria")
     @classmethod
-    def _non_blank(cls, items: list[str]) -> list[str]:
-        for index, item in enumerate(items):
-            if not item.strip():
-                raise ValueError(f"item {index} is blank")
-        return items
+    def _once_each(cls, criteria: list[str]) -> list[str]:
+        # A criterion given twice is one requirement: judged and reported once.
+        return list(dict.fromkeys(c.strip() for c in criteria))
 
     @model_validator(mode="after")
     def _layers_have_inputs(self) -> Self:
@@ -109,7 +147,7 @@ class ValidationRequest(BaseModel):
                 "acceptance_criteria: give at least one criterion when validation_types "
                 "includes criteria"
             )
-        if ValidationType.HALLUCINATION in asked and not passages_of(self.context):
+        if ValidationType.HALLUCINATION in asked and all(k in TASK_KEYS for k in self.context):
             raise ValueError(
                 "context: hallucination detection needs the context the output should be "
                 "supported by (an entry besides goal, task or question)"
