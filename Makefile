@@ -4,7 +4,6 @@ PYTHON ?= python3
 UV := $(PYTHON) -m uv
 export UV_PYTHON_DOWNLOADS := never
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
-EXAMPLE_JUDGE := --rubric summarization --source examples/article.txt --goal 'Summarise the article.'
 
 .PHONY: demo test lint uv postgres
 
@@ -19,8 +18,10 @@ demo: uv
 	@$(UV) run --frozen --no-dev --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
 	@echo; echo "== jurist check examples/bad-answer.json $(EXAMPLE_CHECK)   (exit 1: FAIL)"
 	@$(UV) run --frozen --no-dev --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
-	@echo; echo "== jurist judge examples/summary.txt $(EXAMPLE_JUDGE)   (the embedded model, ~40 s)"
-	@$(UV) run --frozen --no-dev --inexact jurist judge examples/summary.txt $(EXAMPLE_JUDGE) || [ $$? -eq 1 ]
+	@echo; echo "== jurist kb add examples/handbook --collection handbook   (the trusted sources)"
+	@$(UV) run --frozen --no-dev --inexact jurist kb add examples/handbook --collection handbook
+	@echo; echo "== jurist validate examples/validation-request.json   (all five layers, the embedded model, ~1-2 min; exit 1: INVALID)"
+	@$(UV) run --frozen --no-dev --inexact jurist validate examples/validation-request.json || [ $$? -eq 1 ]
 
 lint: uv
 	$(UV) sync --frozen --all-extras --quiet

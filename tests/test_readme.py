@@ -40,3 +40,5 @@ def test_readme_examples_run(capsys):
     assert any(
         line.startswith("FAIL ") and "claims unsupported" in line for line in printed.splitlines()
     )
+    # The validation example: one located schema violation with its suggestion.
+    assert "False [('schema_violation', '$', \"Add the 'tests' field at $\")]" in printed

@@ -367,3 +367,20 @@ def test_repr_names_the_settings():
     assert repr(PresidioRedactor(["URL"], 0.7)) == (
         "PresidioRedactor(entities=['URL'], score_threshold=0.7)"
     )
+
+
+def test_redact_json_with_presidio_redacts_many_strings_as_each_alone(presidio):
+    """Presidio sees a record's strings as one text: the result is what each alone gives."""
+    strings = [
+        "ada@example.com",
+        "object",
+        "call 415-555-0132 today",
+        "",
+        "card 4111 1111 1111 1111",
+        "in 1889",
+    ]
+    value = {"fields": strings, "nested": {"again": strings[0]}}
+    assert redact_json(value, presidio) == {
+        "fields": [presidio.redact(text) for text in strings],
+        "nested": {"again": "<EMAIL_ADDRESS>"},
+    }

@@ -1,6 +1,7 @@
 """The service's records: validations, judgments, runs and the audit log, on SQLite and
 PostgreSQL alike, and the errors of a database that fails."""
 
+import asyncio
 import dataclasses
 import socket
 import threading
@@ -493,3 +494,16 @@ async def test_upgrading_a_knowledge_base_from_0001_keeps_its_data(database_url)
         assert await schema_revision(engine) == "0001"
     finally:
         await engine.dispose()
+
+
+async def test_concurrent_writers_all_land(records):
+    """Many writers at once (a busy service): every validation and audit record is stored,
+    none fails on a locked database."""
+    ids = [f"{n:032x}" for n in range(40)]
+    await asyncio.gather(
+        *(records.save_validation(_validation(id)) for id in ids),
+        *(records.write_audit(AuditRecord("POST", "/validate", 200, 1.0)) for _ in ids),
+    )
+    stored = await asyncio.gather(*(records.get_validation(id) for id in ids))
+    assert all(found is not None for found in stored)
+    assert len(await records.audit_entries(limit=100)) == len(ids)

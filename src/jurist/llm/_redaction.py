@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jurist.llm._hooks import RequestHook
@@ -177,15 +177,50 @@ def resolve_overlaps(text: str, findings: Iterable[Span]) -> list[Span]:
 
 def redact_json(value: Any, redactor: Redactor) -> Any:
     """`value` with every string in it redacted, at any depth of dicts, lists and tuples.
-    Dict keys and non-string values are kept as they are."""
+    Dict keys and non-string values are kept as they are.
+
+    With Presidio, which only replaces the spans it finds, the strings are redacted together,
+    in one text with a separator line between them: one analysis costs about what one
+    string's does, and a record of many short strings (a request's field values) would
+    otherwise pay for each. Should a separator not survive, each string is redacted alone.
+    Any other redactor sees each string alone, since it may rewrite a text as a whole.
+    """
+    texts: list[str] = []
+    _collect(value, texts)
+    if not texts:
+        return value
+    redacted: list[str] = []
+    if isinstance(redactor, PresidioRedactor):
+        redacted = _redact(redactor, _SEPARATOR.join(texts)).split(_SEPARATOR)
+    if len(redacted) != len(texts):
+        redacted = [_redact(redactor, text) for text in texts]
+    return _rebuild(value, iter(redacted))
+
+
+# A line no finding can span, and which no recognizer takes for personal data.
+_SEPARATOR = "\n\n\u2063\u2063\u2063\n\n"
+
+
+def _collect(value: Any, texts: list[str]) -> None:
     if isinstance(value, str):
-        return _redact(redactor, value)
+        texts.append(value)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _collect(item, texts)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect(item, texts)
+
+
+def _rebuild(value: Any, redacted: Iterator[str]) -> Any:
+    if isinstance(value, str):
+        return next(redacted)
     if isinstance(value, Mapping):
-        return {key: redact_json(item, redactor) for key, item in value.items()}
+        return {key: _rebuild(item, redacted) for key, item in value.items()}
     if isinstance(value, list):
-        return [redact_json(item, redactor) for item in value]
+        return [_rebuild(item, redacted) for item in value]
     if isinstance(value, tuple):
-        return tuple(redact_json(item, redactor) for item in value)
+        return tuple(_rebuild(item, redacted) for item in value)
     return value
 
 
