@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -132,26 +133,29 @@ def test_serve_stops_on_a_bad_setting_naming_it(tmp_path, variable, value):
         assert "s3cr3t" not in err
 
 
-def test_serve_answers_over_http_until_stopped(tmp_path):
-    import socket
-
+def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        return int(probe.getsockname()[1])
+
+
+def _wait_for_health(client: httpx.Client, process: subprocess.Popen) -> httpx.Response:
+    for _ in range(1200):  # waiting for the port to open, not timing anything
+        try:
+            return client.get("/health")
+        except httpx.ConnectError:
+            if process.poll() is not None:
+                pytest.fail(process.stderr.read())
+            time.sleep(0.05)
+    pytest.fail("jurist serve did not open its port")
+
+
+def test_serve_answers_over_http_until_stopped(tmp_path):
+    port = _free_port()
     process = _jurist(tmp_path, "serve", "--port", str(port), JURIST_MODEL="local:smollm2-135m")
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
-            health = None
-            for _ in range(600):  # waiting for the port to open, not timing anything
-                try:
-                    health = client.get("/health")
-                    break
-                except httpx.ConnectError:
-                    if process.poll() is not None:
-                        pytest.fail(process.stderr.read())
-                    time.sleep(0.05)
-            assert health is not None
-            assert health.status_code == 200
+            assert _wait_for_health(client, process).status_code == 200
             answer = client.post("/validate", json=SCHEMA_ONLY)
             assert answer.status_code == 200
             assert answer.json()["valid"] is False
@@ -159,3 +163,23 @@ def test_serve_answers_over_http_until_stopped(tmp_path):
         process.terminate()
         process.wait(timeout=30)
     assert (tmp_path / "jurist.sqlite3").exists()  # the default store, under JURIST_HOME
+
+
+def test_two_workers_share_one_metrics_view(tmp_path):
+    """With --workers 2 each request lands on either process; /metrics counts them all."""
+    port = _free_port()
+    process = _jurist(
+        tmp_path, "serve", "--port", str(port), "--workers", "2", JURIST_MODEL="local:smollm2-135m"
+    )
+    try:
+        # A fresh connection per request, so both workers get some.
+        for _ in range(6):
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
+                _wait_for_health(client, process)
+                assert client.post("/validate", json=SCHEMA_ONLY).status_code == 200
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
+            text = client.get("/metrics").text
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert 'jurist_validations_total{outcome="invalid"} 6.0' in text
