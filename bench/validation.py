@@ -73,9 +73,10 @@ import httpx
 from simulated_model import Call, Chain, SimulatedModel, chains, critical_path
 
 from jurist.llm import load_redactor, redact_json
+from jurist.server._records import audit_detail, stored_validation
 from jurist.settings import Settings
-from jurist.store import AuditRecord, JudgmentRecord, RecordStore, ValidationRecord, new_id
-from jurist.validation import Validation, ValidationRequest, Validator
+from jurist.store import AuditRecord, RecordStore
+from jurist.validation import ValidationRequest, Validator
 
 RESULTS = Path(__file__).parent / "results" / "validation.jsonl"
 TESTS = Path(__file__).parents[1] / "tests"
@@ -190,53 +191,6 @@ def print_profile(profiler: cProfile.Profile | None, title: str) -> None:
 # -- what the service does per request, in process -----------------------------------------
 
 
-def records_of(
-    body: ValidationRequest, validation: Validation, request_sha256: str
-) -> tuple[ValidationRecord, list[JudgmentRecord]]:
-    """The records the POST /validate route stores for a validation (ids, the request, the
-    result and one judgment per layer), built the way the route builds them."""
-    result = validation.result
-    validation_id = new_id()
-    layers = {name: dict(summary) for name, summary in result.metadata["layers"].items()}
-    for layer in validation.judgments:
-        layers[layer.value]["judgment_id"] = new_id()
-    metadata = {**result.metadata, "validation_id": validation_id, "layers": layers}
-    result = result.model_copy(update={"metadata": metadata})
-    record = ValidationRecord(
-        id=validation_id,
-        request_sha256=request_sha256,
-        valid=result.valid,
-        confidence=result.confidence,
-        quality_score=result.quality_score,
-        error_count=metadata["error_count"],
-        warning_count=metadata["warning_count"],
-        duration_ms=metadata["duration_ms"],
-        request=body.model_dump(mode="json"),
-        result=result.model_dump(mode="json"),
-    )
-    judgments = [
-        JudgmentRecord.of(
-            judgment,
-            judge=layer.value,
-            layer=layer.value,
-            validation_id=validation_id,
-            id=layers[layer.value]["judgment_id"],
-        )
-        for layer, judgment in validation.judgments.items()
-    ]
-    return record, judgments
-
-
-def audit_detail(body: dict[str, Any]) -> dict[str, Any]:
-    """The audit summary the route keeps of a request (its shape and an output excerpt)."""
-    output = body.get("output")
-    text = output if isinstance(output, str) else repr(output)
-    return {
-        "request": {k: v for k, v in body.items() if k != "output"},
-        "output_excerpt": text[:2000],
-    }
-
-
 def audit_record(detail: dict[str, Any], sha: str) -> AuditRecord:
     return AuditRecord(
         method="POST",
@@ -286,7 +240,8 @@ async def part_inprocess(args: argparse.Namespace, home: Path) -> list[Latency]:
             validation = await validator.run(body)
             if not validation.result.valid:
                 raise SystemExit(f"schema-only request not valid: {validation.result.issues}")
-            await store.save_validation(*records_of(body, validation, sha))
+            _, record, judgments = stored_validation(body, validation, request_sha256=sha)
+            await store.save_validation(record, judgments)
 
         async def write() -> None:
             await store.write_audit(audit_record(redacted, sha))

@@ -22,17 +22,8 @@ class SearchRequest(BaseModel):
     limit: int = Field(3, ge=1, le=50)
 
 
-class PassageBody(BaseModel):
-    text: str
-    collection: str
-    document: str
-    score: float = 0.0
-    chunk: int = 0
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-
 class SearchResponse(BaseModel):
-    passages: list[PassageBody]
+    passages: list[Passage]
 
 
 class SourcesRequest(BaseModel):
@@ -54,8 +45,7 @@ class RemoteSources:
     async def retrieve(self, query: str, sources: Sequence[str], limit: int) -> list[Passage]:
         body = SearchRequest(query=query, sources=list(sources), limit=limit)
         answer = await self._post("/sources/search", body.model_dump(), sources)
-        found = SearchResponse.model_validate(answer)
-        return [Passage(**p.model_dump()) for p in found.passages]
+        return SearchResponse.model_validate(answer).passages
 
     async def check_sources(self, sources: Sequence[str]) -> None:
         body = SourcesRequest(sources=list(sources))

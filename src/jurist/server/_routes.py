@@ -13,6 +13,7 @@ from jurist.judges import UnknownSource
 from jurist.jury import JudgeSpecError, judge_from_spec
 from jurist.rubrics import list_rubrics
 from jurist.server._errors import FieldError, ServiceError, error_responses
+from jurist.server._records import audit_detail, stored_validation
 from jurist.server._remote_sources import (
     SearchRequest,
     SearchResponse,
@@ -29,7 +30,7 @@ from jurist.server._schemas import (
     StoredValidationBody,
 )
 from jurist.server._service import Service
-from jurist.store import JudgmentRecord, StoredJudgment, StoreError, ValidationRecord
+from jurist.store import JudgmentRecord, StoredJudgment, StoreError
 from jurist.validation import (
     RequestError,
     Validation,
@@ -40,7 +41,6 @@ from jurist.validation import (
 log = logging.getLogger("jurist.server")
 router = APIRouter()
 _bearer = HTTPBearer(auto_error=False, description="an API key from JURIST_API_KEYS")
-_AUDIT_EXCERPT = 2000
 
 
 def service_of(request: Request) -> Service:
@@ -112,7 +112,7 @@ async def _within_deadline(service: Service, work: Any) -> Any:
 )
 async def validate(body: ValidationRequest, request: Request, key_id: Caller) -> ValidationResult:
     service = service_of(request)
-    request.state.audit_detail = _audit_detail(service, body.model_dump(mode="json"))
+    request.state.audit_detail = audit_detail(body.model_dump(mode="json"))
     try:
         validation: Validation = await _within_deadline(service, service.validator.run(body))
     except RequestError as exc:
@@ -129,61 +129,20 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     except ServiceError:
         service.metrics.validations.labels("timeout").inc()
         raise
-    result = _with_ids(validation)
+    result, record, judgments = stored_validation(
+        body,
+        validation,
+        request_sha256=getattr(request.state, "request_sha256", None) or "-",
+        key_id=key_id,
+    )
     try:
-        await service.require_store().save_validation(
-            _validation_record(body, result, request, key_id), _judgment_records(validation, result)
-        )
+        await service.require_store().save_validation(record, judgments)
     except StoreError as exc:
         service.metrics.validations.labels("unavailable").inc()
         raise _unavailable("the validation", exc) from None
     _observe(service, validation, result)
     request.state.verdict = "valid" if result.valid else "invalid"
     return result
-
-
-def _with_ids(validation: Validation) -> ValidationResult:
-    from jurist.store import new_id
-
-    result = validation.result
-    layers = {name: dict(summary) for name, summary in result.metadata["layers"].items()}
-    for layer in validation.judgments:
-        layers[layer.value]["judgment_id"] = new_id()
-    metadata = {**result.metadata, "validation_id": new_id(), "layers": layers}
-    return result.model_copy(update={"metadata": metadata})
-
-
-def _validation_record(
-    body: ValidationRequest, result: ValidationResult, request: Request, key_id: str | None
-) -> ValidationRecord:
-    metadata = result.metadata
-    return ValidationRecord(
-        id=metadata["validation_id"],
-        request_sha256=getattr(request.state, "request_sha256", "") or "-",
-        valid=result.valid,
-        confidence=result.confidence,
-        quality_score=result.quality_score,
-        error_count=metadata["error_count"],
-        warning_count=metadata["warning_count"],
-        duration_ms=metadata["duration_ms"],
-        request=body.model_dump(mode="json"),
-        result=result.model_dump(mode="json"),
-        key_id=key_id,
-    )
-
-
-def _judgment_records(validation: Validation, result: ValidationResult) -> list[JudgmentRecord]:
-    layers = result.metadata["layers"]
-    return [
-        JudgmentRecord.of(
-            judgment,
-            judge=layer.value,
-            layer=layer.value,
-            validation_id=result.metadata["validation_id"],
-            id=layers[layer.value]["judgment_id"],
-        )
-        for layer, judgment in validation.judgments.items()
-    ]
 
 
 def _observe(service: Service, validation: Validation, result: ValidationResult) -> None:
@@ -209,14 +168,6 @@ def _observe(service: Service, validation: Validation, result: ValidationResult)
                 "duration_ms": metadata["duration_ms"],
             },
         )
-
-
-def _audit_detail(service: Service, body: dict[str, Any]) -> dict[str, Any]:
-    """What the audit log keeps of a request: its shape and a redacted excerpt."""
-    shown = {k: v for k, v in body.items() if k != "output"}
-    output = body.get("output")
-    text = output if isinstance(output, str) else repr(output)
-    return {"request": shown, "output_excerpt": text[:_AUDIT_EXCERPT]}
 
 
 @router.get(
@@ -253,8 +204,8 @@ async def get_validation(
 )
 async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeResponse:
     service = service_of(request)
-    request.state.audit_detail = _audit_detail(
-        service, {"output": body.context.output, **body.model_dump(exclude={"context"})}
+    request.state.audit_detail = audit_detail(
+        {"output": body.context.output, **body.model_dump(exclude={"context"})}
     )
     judge_ = _build_judge(service, body)
     ctx = _context(body)
@@ -428,7 +379,7 @@ async def search_sources(body: SearchRequest, request: Request, key_id: Caller) 
         raise _unknown_source(body.sources, exc) from None
     except StoreError as exc:
         raise ServiceError(503, "store_unavailable", str(exc)) from None
-    return SearchResponse.model_validate({"passages": [p.__dict__ for p in passages]})
+    return SearchResponse(passages=passages)
 
 
 @router.post(

@@ -8,13 +8,12 @@ alembic migrations shipped in the package, and the knowledge base fact-checking 
 
 from jurist.store._chunking import Chunk, chunk_text
 from jurist.store._engine import create_engine, database_url
-from jurist.store._errors import IngestError, StoreError
+from jurist.store._errors import DuplicateRecordError, IngestError, StoreError
 from jurist.store._ingest import Skipped
 from jurist.store._knowledge import KnowledgeBase
 from jurist.store._migrate import alembic_config, head_revision, migrate, schema_revision
 from jurist.store._records import (
     AuditRecord,
-    DuplicateRecordError,
     JudgmentRecord,
     RecordStore,
     StoredAudit,

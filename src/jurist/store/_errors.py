@@ -12,3 +12,7 @@ class IngestError(StoreError):
         self.location = location
         self.problem = problem
         super().__init__(f"{location}: {problem}")
+
+
+class DuplicateRecordError(StoreError):
+    """A record's key is taken already: its id, a run's name, or a run's (item, judge)."""

@@ -6,7 +6,6 @@ import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 import sqlalchemy as sa
@@ -21,10 +20,10 @@ from jurist.store._chunking import (
     check_chunking,
     chunk_text,
 )
-from jurist.store._engine import create_engine, writer
+from jurist.store._engine import writer
 from jurist.store._errors import StoreError
+from jurist.store._handle import EngineHandle, migrated_engine
 from jurist.store._ingest import Reading, Skipped, SourceDocument, read_path
-from jurist.store._migrate import migrate
 from jurist.store._report import CollectionInfo, IngestReport
 from jurist.store._rerank import VectorCache, rerank
 from jurist.store._search import Hit, Scope, fulltext, query_terms, resolve
@@ -36,7 +35,7 @@ MAX_COLLECTION_NAME = 200
 CANDIDATES_PER_RESULT = 4
 
 
-class KnowledgeBase:
+class KnowledgeBase(EngineHandle):
     """Collections of documents in the store. `KnowledgeBase(engine)` uses a migrated engine
     it does not own; `await KnowledgeBase.open(url)` makes, migrates and owns one.
 
@@ -52,11 +51,10 @@ class KnowledgeBase:
         embedder: Embedder | None = None,
         rerank: bool | None = None,
     ) -> None:
-        self._engine = engine
+        super().__init__(engine)
         self._embedder = embedder
         self._rerank = rerank
         self._vectors = VectorCache()
-        self._owns_engine = False
 
     @classmethod
     async def open(
@@ -69,34 +67,8 @@ class KnowledgeBase:
     ) -> Self:
         """The knowledge base at `url` (default: the store JURIST_DATABASE_URL names, else
         SQLite under JURIST_HOME), its schema migrated."""
-        engine = create_engine(url, settings)
-        try:
-            await migrate(engine)
-        except BaseException:
-            await engine.dispose()
-            raise
-        knowledge = cls(engine, embedder=embedder, rerank=rerank)
-        knowledge._owns_engine = True
-        return knowledge
-
-    @property
-    def engine(self) -> AsyncEngine:
-        return self._engine
-
-    async def close(self) -> None:
-        if self._owns_engine:
-            await self._engine.dispose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
+        engine = await migrated_engine(url, settings)
+        return cls(engine, embedder=embedder, rerank=rerank).owning()
 
     async def add(
         self,

@@ -1,0 +1,99 @@
+"""What the store's objects (the knowledge base, the service's records) share: an engine,
+borrowed or owned, opened migrated, and one way to say that the database failed."""
+
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from jurist.settings import Settings
+from jurist.store._engine import create_engine
+from jurist.store._errors import DuplicateRecordError, StoreError
+from jurist.store._migrate import migrate
+
+# Errors that mean the database failed, as opposed to a caller's mistake. Drivers raise
+# OSError (TimeoutError, ConnectionError) outside SQLAlchemy's wrapping now and then.
+DATABASE_ERRORS = (sa_exc.SQLAlchemyError, OSError)
+
+
+class EngineHandle:
+    """Built on a migrated engine it borrows (`Cls(engine)`), or on one it made and owns
+    (`await Cls.open(url)`); closing disposes only an engine it owns."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._owns_engine = False
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self._engine
+
+    def owning(self) -> Self:
+        """This object, now owning its engine: closing it disposes the engine."""
+        self._owns_engine = True
+        return self
+
+    async def close(self) -> None:
+        if self._owns_engine:
+            await self._engine.dispose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+async def migrated_engine(url: str | URL | None, settings: Settings | None) -> AsyncEngine:
+    """An engine for `url` (default: JURIST_DATABASE_URL, else SQLite under JURIST_HOME)
+    whose schema is migrated; a database that fails on the way is a StoreError."""
+    engine = create_engine(url, settings)
+    try:
+        await migrate(engine)
+    except DATABASE_ERRORS as exc:
+        await engine.dispose()
+        raise database_failure("migrate the store", engine.url, exc) from exc
+    except BaseException:
+        await engine.dispose()
+        raise
+    return engine
+
+
+def database_failure(action: str, url: URL, exc: BaseException) -> StoreError:
+    """`exc` from the database as a StoreError: the driver's own message, on one line,
+    without the SQL and its parameters (they hold the records), nor the password."""
+    where = url.render_as_string(hide_password=True)
+    orig = exc.orig if isinstance(exc, sa_exc.DBAPIError) else None
+    cause: BaseException = orig if isinstance(orig, BaseException) else exc
+    text = " ".join(str(cause).split()) or type(cause).__name__
+    if url.password:
+        # Drivers do not echo passwords; this makes sure no message ever does.
+        text = text.replace(str(url.password), "***")
+    if _is_duplicate(cause):
+        return DuplicateRecordError(
+            f"cannot {action} ({where}): duplicate, a record with that key is stored "
+            f"already: {text}"
+        )
+    if _is_missing_table(cause):
+        text += " (the store is not migrated: opening it with .open() migrates it)"
+    return StoreError(f"cannot {action} ({where}): {text}")
+
+
+def _is_duplicate(cause: BaseException) -> bool:
+    if getattr(cause, "sqlstate", None) == "23505":  # PostgreSQL's unique_violation
+        return True
+    name = getattr(cause, "sqlite_errorname", None)
+    return name in {"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"}
+
+
+def _is_missing_table(cause: BaseException) -> bool:
+    if getattr(cause, "sqlstate", None) == "42P01":  # PostgreSQL's undefined_table
+        return True
+    return "no such table" in str(cause)
