@@ -259,3 +259,27 @@ async def test_facts_layer_reports_unverified_facts_as_warnings():
     ]
     assert ROME in result.issues[0].message
     assert result.confidence == 0.5
+
+
+async def test_facts_and_hallucination_read_the_claims_once():
+    script = ServiceScript(claims=[PARIS], support={PARIS: (0.95, PARIS)})
+    model = scripted_model(script)
+    validator = Validator(model, settings=settings(), retriever=Sources({"atlas"}))
+    result = await validator.validate(
+        {
+            "output": PARIS,
+            "validation_types": ["facts", "hallucination"],
+            "trusted_sources": ["atlas"],
+            "context": CONTEXT,
+        }
+    )
+    assert result.valid
+    asked_for_claims = [
+        r for r in model.requests if "claims" in (r.json_schema or {}).get("properties", {})
+    ]
+    assert len(asked_for_claims) == 1
+    layers = result.metadata["layers"]
+    # The extraction's tokens are counted once, with one of the two layers.
+    total = layers["facts"]["usage"]["calls"] + layers["hallucination"]["usage"]["calls"]
+    assert total == len(model.requests)
+    assert result.metadata["usage"]["calls"] == len(model.requests)

@@ -7,7 +7,13 @@ decompose an output into claims and check each against its context or trusted so
 reads a retrieval-augmented answer's question, passages and answer from a context."""
 
 from jurist.judges import rag
-from jurist.judges._claims import ClaimExtractor, Claims, Extraction, split_sentences
+from jurist.judges._claims import (
+    ClaimExtractor,
+    Claims,
+    Extraction,
+    SharedClaimExtractor,
+    split_sentences,
+)
 from jurist.judges._command import CommandJudge
 from jurist.judges._criteria import CriteriaJudge, CriterionJudge
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
@@ -93,6 +99,7 @@ __all__ = [
     "RubricResult",
     "SchemaJudge",
     "ScoreClassifier",
+    "SharedClaimExtractor",
     "SourceCountJudge",
     "Support",
     "SupportOptions",

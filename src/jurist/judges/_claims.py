@@ -5,6 +5,8 @@ deterministic sentence splitter stands in, and the result says which one was use
 grounding figure never hides that it was computed on sentences instead of claims.
 """
 
+import asyncio
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -180,3 +182,30 @@ class ClaimExtractor:
             fallback_cause=cause,
             fallback_reason=reason,
         )
+
+
+class SharedClaimExtractor(ClaimExtractor):
+    """A ClaimExtractor that reads each (output, goal) once, however many judges ask, even
+    at the same time: the judges of one validation (facts, hallucination) then check the
+    same claims, and the model is asked once. The usage is counted with the first asker
+    only, so totals over the judges stay true. One per request: it keeps what it read.
+    """
+
+    def __init__(
+        self,
+        model: Model | str | ModelRef | None = None,
+        *,
+        max_claims: int = MAX_CLAIMS,
+        template: PromptTemplate | str = "claims",
+    ) -> None:
+        super().__init__(model, max_claims=max_claims, template=template)
+        self._reads: dict[tuple[str, str], asyncio.Future[Claims]] = {}
+
+    async def extract(self, output: str, *, goal: str = "") -> Claims:
+        key = (output, goal)
+        read = self._reads.get(key)
+        if read is None:
+            read = self._reads[key] = asyncio.ensure_future(super().extract(output, goal=goal))
+            return await asyncio.shield(read)
+        claims = await asyncio.shield(read)
+        return dataclasses.replace(claims, usage=None)

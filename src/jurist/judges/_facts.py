@@ -98,6 +98,7 @@ class FactChecker(BaseJudge):
         passages: int = 3,
         max_claims: int = 12,
         require_quote: bool = True,
+        extractor: ClaimExtractor | None = None,
         name: str | None = None,
         description: str = "",
     ) -> None:
@@ -109,7 +110,8 @@ class FactChecker(BaseJudge):
         self.threshold = get_settings().fact_check_threshold if threshold is None else threshold
         self.passages = passages
         self.model = ModelRef(model)
-        self.extractor = ClaimExtractor(self.model, max_claims=max_claims)
+        # A given extractor (shared with other judges of one request) replaces the own one.
+        self.extractor = extractor or ClaimExtractor(self.model, max_claims=max_claims)
         self.verifier = ClaimVerifier(
             self.model, SupportOptions(self.threshold, require_quote=require_quote)
         )

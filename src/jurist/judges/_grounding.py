@@ -138,13 +138,15 @@ class GroundingJudge(BaseJudge):
         quote_first: bool = False,
         require_quote: bool = True,
         max_claims: int = 12,
+        extractor: ClaimExtractor | None = None,
         name: str | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
         self.model = ModelRef(model)
         self.options = SupportOptions(threshold, together, quote_first, require_quote)
-        self.extractor = ClaimExtractor(self.model, max_claims=max_claims)
+        # A given extractor (shared with other judges of one request) replaces the own one.
+        self.extractor = extractor or ClaimExtractor(self.model, max_claims=max_claims)
         self.verifier = ClaimVerifier(self.model, self.options)
 
     async def ground(self, ctx: Context) -> Grounding | Judgment:

@@ -22,6 +22,7 @@ from jurist.judges import (
     HallucinationJudge,
     Retriever,
     RubricJudge,
+    SharedClaimExtractor,
     UnknownSource,
 )
 from jurist.llm import Model, ModelError, get_model, parse_spec
@@ -185,18 +186,24 @@ class Validator:
                     for layer in request.validation_types
                     if layer in _MODEL_LAYERS
                 ]
+        # Facts and hallucination read the output's claims once, together.
+        claims = SharedClaimExtractor(model) if model is not None else None
         for layer in request.validation_types:
             if layer is ValidationType.SCHEMA:
                 jobs.append((layer, request.schema_judge, read_schema))
-            elif model is not None:
-                jobs.append(self._model_job(layer, request, model))
+            elif model is not None and claims is not None:
+                jobs.append(self._model_job(layer, request, model, claims))
         # Deterministic layers finish at once; model layers share the model's own limits.
         ran = await asyncio.gather(*(run_layer(layer, j, ctx, r) for layer, j, r in jobs))
         by_layer = {o.layer: o for o in [*ran, *broken]}
         return tuple(by_layer[layer] for layer in request.validation_types)
 
     def _model_job(
-        self, layer: ValidationType, request: ValidationRequest, model: Model
+        self,
+        layer: ValidationType,
+        request: ValidationRequest,
+        model: Model,
+        claims: SharedClaimExtractor,
     ) -> tuple[ValidationType, Judge, Reader]:
         if layer is ValidationType.CRITERIA:
             return (
@@ -205,7 +212,8 @@ class Validator:
                 (read_criteria),
             )
         if layer is ValidationType.HALLUCINATION:
-            return layer, HallucinationJudge(model, name="hallucination"), read_hallucination
+            judge = HallucinationJudge(model, extractor=claims, name="hallucination")
+            return layer, judge, read_hallucination
         if layer is ValidationType.FACTS:
             assert self.retriever is not None  # check() refused facts without one
             checker = FactChecker(
@@ -213,6 +221,7 @@ class Validator:
                 model,
                 sources=request.trusted_sources,
                 threshold=self.settings.fact_check_threshold,
+                extractor=claims,
                 name="facts",
             )
             return layer, checker, read_facts
