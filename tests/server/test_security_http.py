@@ -3,6 +3,8 @@
 import asyncio
 import json
 
+import pytest
+
 from jurist.server import new_key
 from jurist.store import RecordStore
 from service_script import ServiceScript
@@ -124,3 +126,24 @@ def test_the_audit_log_is_redacted_always(serve, database):
     assert "212-555-0187" not in text
     assert "<EMAIL_ADDRESS>" in text
     assert entry.detail["request"]["acceptance_criteria"] == ["Mentions a contact"]
+
+
+@pytest.mark.parametrize("log_results", [True, False])
+def test_logs_are_json_lines_and_validations_are_logged_when_asked(serve, capfd, log_results):
+    running = serve(
+        config={"LOG_LEVEL": "info", "LOG_VALIDATION_RESULTS": "true" if log_results else "false"}
+    )
+    with running.client() as client:
+        validation_id = client.post("/validate", json=SCHEMA_ONLY).json()["metadata"][
+            "validation_id"
+        ]
+    running.stop()
+    lines = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.strip()]
+    assert any(line["message"] == "request" and line["path"] == "/validate" for line in lines)
+    logged = [line for line in lines if line["message"] == "validation"]
+    if log_results:
+        assert [line["validation_id"] for line in logged] == [validation_id]
+        assert logged[0]["valid"] is True
+        assert "answer" not in json.dumps(logged[0])  # counts and verdicts, never content
+    else:
+        assert logged == []
