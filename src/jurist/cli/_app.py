@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 
 from jurist import __version__
+from jurist.cli._calibrate import calibrate_command
 from jurist.cli._check import check
 from jurist.cli._compare import compare
 from jurist.cli._criteria import criteria
@@ -51,6 +52,7 @@ def _root(
         get_settings.cache_clear()
 
 
+app.command("calibrate")(calibrate_command)
 app.command("check")(check)
 app.command("compare")(compare)
 app.command("criteria")(criteria)

@@ -1,0 +1,400 @@
+"""Calibration datasets: outputs that humans rated, scored or compared, read from JSONL or CSV.
+
+Three kinds, told apart by the first record's fields:
+
+* ratings: ``id, source, output, human_scores {dimension: value}, scale [lo, hi]``, optional
+  ``doc_id`` (default: the sha256 of ``source``);
+* binary: ``id, context, output, label`` (true/false, 1/0 or "yes"/"no");
+* pairwise: ``id, instruction, output_a, output_b, label`` (A, B or tie).
+
+Fields beyond these are kept in each item's ``metadata``. In CSV, nested fields
+(``human_scores``, ``scale``, ``metadata``) are JSON text and an empty cell is a missing field.
+"""
+
+import csv
+import hashlib
+import io
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PairwiseLabel = Literal["A", "B", "tie"]
+_Item = TypeVar("_Item", bound=BaseModel)
+
+
+class DatasetKind(StrEnum):
+    RATINGS = "ratings"
+    BINARY = "binary"
+    PAIRWISE = "pairwise"
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be read. `location` is the file, or `file:line` for one record;
+    the message names the field and the problem."""
+
+    def __init__(self, location: str, problem: str) -> None:
+        self.location = location
+        self.problem = problem
+        super().__init__(f"{location}: {problem}")
+
+
+class RatingItem(BaseModel):
+    """One output with human scores per dimension on the closed scale [lo, hi]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    source: str
+    output: str
+    human_scores: dict[str, float] = Field(min_length=1)
+    scale: tuple[float, float]
+    doc_id: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _scores_on_scale(self) -> "RatingItem":
+        low, high = self.scale
+        if not low < high:
+            raise ValueError(f"scale: expected [lo, hi] with lo < hi, got {list(self.scale)}")
+        for dimension, value in self.human_scores.items():
+            if not low <= value <= high:
+                raise ValueError(
+                    f"human_scores.{dimension}: {value!r} is outside the scale [{low}, {high}]"
+                )
+        return self
+
+
+class BinaryItem(BaseModel):
+    """One output a human labelled acceptable (True) or not (False) in its context."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    context: str
+    output: str
+    label: bool
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class PairwiseItem(BaseModel):
+    """Two outputs for one instruction and the human's preference: A, B or tie."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    instruction: str
+    output_a: str
+    output_b: str
+    label: PairwiseLabel
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+DatasetItem = RatingItem | BinaryItem | PairwiseItem
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The items of one file, its kind, and the sha256 of its bytes (a report names it so a
+    result can be traced to the exact data)."""
+
+    path: Path
+    kind: DatasetKind
+    items: tuple[DatasetItem, ...]
+    sha256: str
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def ratings(self) -> tuple[RatingItem, ...]:
+        return tuple(self._of(RatingItem, DatasetKind.RATINGS))
+
+    @property
+    def binary(self) -> tuple[BinaryItem, ...]:
+        return tuple(self._of(BinaryItem, DatasetKind.BINARY))
+
+    @property
+    def pairwise(self) -> tuple[PairwiseItem, ...]:
+        return tuple(self._of(PairwiseItem, DatasetKind.PAIRWISE))
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        """The rated dimensions in order of first appearance (empty unless ratings)."""
+        if self.kind is not DatasetKind.RATINGS:
+            return ()
+        seen: dict[str, None] = {}
+        for item in self.ratings:
+            seen.update(dict.fromkeys(item.human_scores))
+        return tuple(seen)
+
+    def _of(self, cls: type[_Item], kind: DatasetKind) -> Iterator[_Item]:
+        if self.kind is not kind:
+            raise DatasetError(str(self.path), f"is a {self.kind} dataset, not {kind}")
+        for item in self.items:
+            assert isinstance(item, cls)  # load_dataset makes every item of the file's kind
+            yield item
+
+
+_REQUIRED: dict[DatasetKind, tuple[str, ...]] = {
+    DatasetKind.RATINGS: ("id", "source", "output", "human_scores", "scale"),
+    DatasetKind.BINARY: ("id", "context", "output", "label"),
+    DatasetKind.PAIRWISE: ("id", "instruction", "output_a", "output_b", "label"),
+}
+_OPTIONAL: dict[DatasetKind, tuple[str, ...]] = {
+    DatasetKind.RATINGS: ("doc_id", "metadata"),
+    DatasetKind.BINARY: ("metadata",),
+    DatasetKind.PAIRWISE: ("metadata",),
+}
+_JSON_TEXT_FIELDS = ("human_scores", "scale", "metadata")
+# In CSV an empty cell is a missing field, except in these, where it is an empty text.
+_TEXT_FIELDS = ("source", "output", "context", "instruction", "output_a", "output_b")
+_TRUE_WORDS = frozenset({"true", "yes", "1"})
+_FALSE_WORDS = frozenset({"false", "no", "0"})
+
+
+class _FieldError(Exception):
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+def load_dataset(path: str | Path, kind: DatasetKind | str | None = None) -> Dataset:
+    """Read a calibration dataset from JSONL (or CSV when the name ends in .csv).
+
+    `kind` None tells the kind from the first record's fields. Raises `DatasetError` naming
+    `path:line` and the field for a bad record, a duplicate id, or an empty file.
+    """
+    path = Path(path)
+    where = str(path)
+    wanted = _parse_kind(kind) if kind is not None else None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(where, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(where, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    records = (
+        _csv_records(text, where) if path.suffix.lower() == ".csv" else _jsonl_records(text, where)
+    )
+
+    items: list[DatasetItem] = []
+    first_line_of: dict[str, int] = {}
+    for line, record in records:
+        location = f"{where}:{line}"
+        if wanted is None:
+            wanted = _detect_kind(record, location)
+        try:
+            item = _parse_item(record, wanted)
+        except _FieldError as exc:
+            raise DatasetError(location, str(exc)) from None
+        if item.id in first_line_of:
+            raise DatasetError(
+                location, f"id: {item.id!r} is already used on line {first_line_of[item.id]}"
+            )
+        first_line_of[item.id] = line
+        items.append(item)
+    if not items or wanted is None:
+        raise DatasetError(where, "the file has no records")
+    return Dataset(path, wanted, tuple(items), hashlib.sha256(data).hexdigest())
+
+
+def _parse_kind(kind: DatasetKind | str) -> DatasetKind:
+    try:
+        return DatasetKind(kind)
+    except ValueError:
+        known = ", ".join(k.value for k in DatasetKind)
+        raise ValueError(f"kind: {kind!r} is not one of {known}") from None
+
+
+def _jsonl_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{where}:{number}", f"not valid JSON: {exc.msg}") from None
+        if not isinstance(record, dict):
+            raise DatasetError(
+                f"{where}:{number}", f"expected a JSON object, got {type(record).__name__}"
+            )
+        yield number, record
+
+
+def _csv_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    last_line = 1  # the header
+    try:
+        for row in reader:
+            start, last_line = last_line + 1, reader.line_num
+            if None in row:
+                raise DatasetError(f"{where}:{start}", "more cells than the header has columns")
+            record: dict[str, Any] = {}
+            for name, cell in row.items():
+                if cell is None or (cell == "" and name not in _TEXT_FIELDS):
+                    continue  # a short row or an empty cell: the field is missing
+                if name in _JSON_TEXT_FIELDS:
+                    try:
+                        record[name] = json.loads(cell)
+                    except json.JSONDecodeError as exc:
+                        raise DatasetError(
+                            f"{where}:{start}", f"{name}: not valid JSON text: {exc.msg}"
+                        ) from None
+                else:
+                    record[name] = cell
+            if record:
+                yield start, record
+    except csv.Error as exc:
+        raise DatasetError(f"{where}:{reader.line_num}", f"bad CSV: {exc}") from None
+
+
+def _detect_kind(record: Mapping[str, Any], location: str) -> DatasetKind:
+    if "human_scores" in record:
+        return DatasetKind.RATINGS
+    if "output_a" in record or "output_b" in record:
+        return DatasetKind.PAIRWISE
+    if "label" in record:
+        return DatasetKind.BINARY
+    raise DatasetError(
+        location,
+        "cannot tell the dataset kind: expected human_scores (ratings), "
+        "output_a and output_b (pairwise) or label (binary)",
+    )
+
+
+def _parse_item(record: Mapping[str, Any], kind: DatasetKind) -> DatasetItem:
+    for name in _REQUIRED[kind]:
+        if record.get(name) is None:
+            raise _FieldError(name, f"missing (a {kind} record needs {', '.join(_REQUIRED[kind])})")
+    metadata = _metadata(record, kind)
+    item_id = _identifier(record["id"], "id")
+    if kind is DatasetKind.RATINGS:
+        source = _text(record, "source")
+        scale = _scale(record["scale"])
+        doc_id = record.get("doc_id")
+        return RatingItem(
+            id=item_id,
+            source=source,
+            output=_text(record, "output"),
+            human_scores=_human_scores(record["human_scores"], scale),
+            scale=(float(scale[0]), float(scale[1])),
+            doc_id=(
+                _identifier(doc_id, "doc_id")
+                if doc_id is not None
+                else hashlib.sha256(source.encode()).hexdigest()
+            ),
+            metadata=metadata,
+        )
+    if kind is DatasetKind.BINARY:
+        return BinaryItem(
+            id=item_id,
+            context=_text(record, "context"),
+            output=_text(record, "output"),
+            label=_binary_label(record["label"]),
+            metadata=metadata,
+        )
+    return PairwiseItem(
+        id=item_id,
+        instruction=_text(record, "instruction"),
+        output_a=_text(record, "output_a"),
+        output_b=_text(record, "output_b"),
+        label=_pairwise_label(record["label"]),
+        metadata=metadata,
+    )
+
+
+def _metadata(record: Mapping[str, Any], kind: DatasetKind) -> dict[str, Any]:
+    given = record.get("metadata")
+    if given is not None and not isinstance(given, dict):
+        raise _FieldError("metadata", f"expected an object, got {type(given).__name__}")
+    known = set(_REQUIRED[kind]) | set(_OPTIONAL[kind])
+    return {**(given or {}), **{k: v for k, v in record.items() if k not in known}}
+
+
+def _identifier(value: Any, field: str) -> str:
+    # JSON ids are often numbers; bools are numbers to Python but never a meant id.
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise _FieldError(field, f"expected a string, got {type(value).__name__}")
+    text = str(value).strip()
+    if not text:
+        raise _FieldError(field, "is empty")
+    return text
+
+
+def _text(record: Mapping[str, Any], field: str) -> str:
+    value = record[field]
+    if not isinstance(value, str):
+        raise _FieldError(field, f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _number(value: Any, field: str) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise _FieldError(field, f"expected a number, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _FieldError(field, f"expected a number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise _FieldError(field, f"{value!r} is not a finite number")
+    return float(value)
+
+
+def _scale(value: Any) -> tuple[Any, Any]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise _FieldError("scale", f"expected [lo, hi], got {json.dumps(value)}")
+    low, high = (_number(v, "scale") for v in value)
+    if not low < high:
+        raise _FieldError("scale", f"expected [lo, hi] with lo < hi, got {json.dumps(value)}")
+    return value[0], value[1]
+
+
+def _human_scores(value: Any, scale: tuple[Any, Any]) -> dict[str, float]:
+    if not isinstance(value, dict) or not value:
+        raise _FieldError("human_scores", "expected a non-empty object {dimension: score}")
+    low, high = float(scale[0]), float(scale[1])
+    scores: dict[str, float] = {}
+    for dimension, raw in value.items():
+        field = f"human_scores.{dimension}"
+        if not dimension.strip():
+            raise _FieldError("human_scores", "a dimension name is empty")
+        score = _number(raw, field)
+        if not low <= score <= high:
+            raise _FieldError(field, f"{raw!r} is outside the scale [{scale[0]}, {scale[1]}]")
+        scores[dimension] = score
+    return scores
+
+
+def _binary_label(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+    raise _FieldError("label", f'expected true/false, 1/0 or "yes"/"no", got {json.dumps(value)}')
+
+
+def _pairwise_label(value: Any) -> PairwiseLabel:
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word == "a":
+        return "A"
+    if word == "b":
+        return "B"
+    if word == "tie":
+        return "tie"
+    raise _FieldError("label", f"expected A, B or tie, got {json.dumps(value)}")

@@ -1,0 +1,171 @@
+"""Calibration runs: a rubric judge over a ratings dataset, run and stored like any batch
+run, then the report of how its scores agree with the human ones (QV-03) and how long each
+evaluation took (QV-04)."""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from jurist.calibration import (
+    CalibrationReport,
+    Dataset,
+    DatasetKind,
+    Target,
+    load_dataset,
+    ratings_report,
+)
+from jurist.core import Judgment, Status
+from jurist.judges import RubricJudge, RubricResult
+from jurist.llm import Model
+from jurist.rubrics import Rubric, get_rubric
+from jurist.runner._data import dataset_from_rows
+from jurist.runner._engine import evaluate
+from jurist.runner._progress import Progress
+from jurist.runner._results import RunResult
+from jurist.settings import get_settings
+from jurist.store import RecordStore
+
+# Where a stored run keeps its calibration report, beside the batch summary.
+REPORT_KEY = "calibration"
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    report: CalibrationReport
+    run: RunResult
+
+
+def calibration_dataset(path: str | Path, limit: int | None = None) -> Dataset:
+    """The ratings dataset at `path`, its first `limit` items when given."""
+    dataset = load_dataset(path, DatasetKind.RATINGS)
+    if limit is not None:
+        if limit < 1:
+            raise ValueError(f"--limit must be at least 1, got {limit}")
+        dataset = dataclasses.replace(dataset, items=dataset.items[:limit])
+    return dataset
+
+
+def rubric_dimensions(
+    dataset: Dataset, rubric: Rubric, dimensions: Sequence[str] = ()
+) -> list[str]:
+    """The dimensions to calibrate: those asked for, else every rubric criterion the
+    dataset rates. Each must be both a criterion of the rubric and a rated dimension."""
+    criteria = [c.name for c in rubric.criteria]
+    rated = dataset.dimensions
+    chosen = list(dimensions) or [name for name in criteria if name in rated]
+    for name in chosen:
+        if name not in criteria:
+            raise ValueError(
+                f"--dimension {name!r}: not a criterion of rubric {rubric.id} {criteria}"
+            )
+        if name not in rated:
+            raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
+    if not chosen:
+        raise ValueError(
+            f"rubric {rubric.id} criteria {criteria} share no dimension with the dataset's "
+            f"{list(rated)}: name one with --dimension"
+        )
+    return chosen
+
+
+def judge_scores(run: RunResult) -> tuple[dict[str, dict[str, float | None]], list[float]]:
+    """Per item, each criterion's expected score (None for an item that errored: a missing
+    score, never a zero), and the seconds each scored item took."""
+    scores: dict[str, dict[str, float | None]] = {}
+    seconds: list[float] = []
+    for item_id, judgment in run.judgments.items():
+        result = _rubric_result(judgment)
+        if result is None:
+            scores[item_id] = {}
+            continue
+        scores[item_id] = {c.criterion_name: c.expected_score for c in result.criteria_results}
+        seconds.append(result.evaluation_time_ms / 1000)
+    return scores, seconds
+
+
+def _rubric_result(judgment: Judgment) -> RubricResult | None:
+    if judgment.status is Status.ERROR:
+        return None
+    try:
+        return RubricResult.from_judgment(judgment)
+    except KeyError:
+        return None
+
+
+async def calibrate(
+    dataset: Dataset,
+    rubric: Rubric | str,
+    *,
+    dimensions: Sequence[str] = (),
+    model: Model | str | None = None,
+    model_name: str | None = None,
+    goal: str = "",
+    concurrency: int = 1,
+    store: RecordStore | None = None,
+    name: str | None = None,
+    resume: bool = False,
+    run: str | None = None,
+    progress: Progress | None = None,
+    target: Target | None = None,
+    n_boot: int = 1000,
+) -> Calibration:
+    """Scores every item with the rubric's chosen criteria (G-Eval, one call per criterion)
+    and reports the agreement with the human scores. With a store, the run is stored like
+    any `jurist eval` run (so it can be resumed) and the report is kept with it."""
+    chosen_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
+    chosen = rubric_dimensions(dataset, chosen_rubric, dimensions)
+    judge = RubricJudge(chosen_rubric, model, criteria=chosen)
+    rows = [
+        {"id": item.id, "goal": goal, "output": item.output, "context": item.source}
+        for item in dataset.ratings
+    ]
+    result = await evaluate(
+        dataset_from_rows(rows),
+        judge,
+        concurrency=concurrency,
+        store=store,
+        run=run,
+        name=name,
+        resume=resume,
+        progress=progress,
+    )
+    scores, seconds = judge_scores(result)
+    report = ratings_report(
+        dataset,
+        scores,
+        judge=f"rubric:{chosen_rubric.id} ({', '.join(chosen)})",
+        model=model_name or _model_name(model),
+        dimensions=chosen,
+        latencies=seconds,
+        target=target,
+        n_boot=n_boot,
+    )
+    if store is not None and result.run_id is not None:
+        await keep_report(store, result.run_id, report)
+    return Calibration(report, result)
+
+
+def _model_name(model: Model | str | None) -> str:
+    if model is None:
+        return get_settings().model
+    return model if isinstance(model, str) else model.name
+
+
+async def keep_report(store: RecordStore, run_id: str, report: CalibrationReport) -> None:
+    stored = await store.get_run(run_id)
+    summary: dict[str, Any] = dict(stored.summary or {}) if stored is not None else {}
+    summary[REPORT_KEY] = report.model_dump(mode="json")
+    status = stored.status if stored is not None else "done"
+    await store.finish_run(run_id, status, summary)
+
+
+async def stored_report(store: RecordStore, run: str) -> CalibrationReport:
+    """The calibration report kept with run `run` (its id or name)."""
+    stored = await store.get_run(run)
+    if stored is None:
+        raise LookupError(f"no run {run!r}")
+    summary: Mapping[str, Any] = stored.summary or {}
+    if REPORT_KEY not in summary:
+        raise LookupError(f"run {run!r} is not a calibration run (it keeps no report)")
+    return CalibrationReport.model_validate(summary[REPORT_KEY])

@@ -1,0 +1,113 @@
+"""`jurist calibrate` with a scripted model: a run stored and resumable, the report's
+statistics against the human scores, the files it writes, and --compare."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from jurist.cli import app
+from service_script import ServiceScript
+
+runner = CliRunner()
+DATA = Path(__file__).parents[3] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+
+
+def rows(n: int = 12) -> list[dict]:
+    """Coherence rated 1..5 over 4 documents; fluency the same for all (constant)."""
+    out = []
+    for i in range(n):
+        human = 1 + (i % 5)
+        out.append(
+            {
+                "id": f"s{i}",
+                "doc_id": f"d{i % 4}",
+                "source": f"Article {i % 4}.",
+                "output": f"Summary number {i} scores {human}.",
+                "human_scores": {"coherence": human, "fluency": 3},
+                "scale": [1, 5],
+            }
+        )
+    return out
+
+
+def test_a_judge_that_agrees_passes_and_the_report_is_kept(tmp_path, use_model):
+    dataset = tmp_path / "ratings.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows()))
+
+    # The scripted judge scores each summary as the humans did (it reads the digit).
+    def step(request):
+        prompt = request.messages[-1].content
+        digit = int(prompt.split(" scores ", 1)[1][0])
+        return ServiceScript(quality={"coherence": digit})(request)
+
+    model = use_model(*[step] * 100)
+    database = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    out = tmp_path / "report"
+    result = runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(dataset),
+            "--rubric",
+            "summarization",
+            "--dimension",
+            "coherence",
+            "--database",
+            database,
+            "--name",
+            "first",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    pooled = report["dimensions"]["coherence"]["correlations"]["pooled"]
+    assert pooled["pearson"]["value"] > 0.99
+    assert report["verdict"] == "PASS"
+    assert report["latency"]["n"] == 12
+    assert len(model.requests) == 12  # one criterion, one call per item
+    assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "coherence" in (out / "report.md").read_text()
+
+    # The same run again, named apart: --compare reads both reports from the store.
+    runner.invoke(
+        app,
+        [
+            "calibrate",
+            str(dataset),
+            "--rubric",
+            "summarization",
+            "-d",
+            "coherence",
+            "--database",
+            database,
+            "--name",
+            "second",
+        ],
+    )
+    compared = runner.invoke(
+        app, ["calibrate", "--compare", "first", "second", "--database", database]
+    )
+    assert compared.exit_code == 0, compared.output
+    assert "coherence" in compared.stdout
+
+
+def test_bad_inputs_exit_2_naming_them(tmp_path):
+    dataset = tmp_path / "ratings.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows()))
+    cases = [
+        (["calibrate", str(dataset)], "--rubric"),
+        (["calibrate", str(dataset), "--rubric", "summarization", "-d", "tone"], "tone"),
+        (["calibrate", str(tmp_path / "missing.jsonl"), "--rubric", "summarization"], "missing"),
+        (
+            ["calibrate", "--compare", "a", "b", "--database", f"sqlite:///{tmp_path}/x.db"],
+            "no run",
+        ),
+    ]
+    for args, named in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert named in result.stderr
