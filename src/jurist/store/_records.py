@@ -463,12 +463,40 @@ class RecordStore(EngineHandle):
         )
         async with self._reading(f"read run {id_or_name}") as connection:
             row = (await connection.execute(statement)).mappings().first()
-        if row is None:
-            return None
-        values = dict(row)
-        for name in ("created_at", "updated_at"):
-            values[name] = _utc(values[name])
-        return StoredRun(**values)
+        return None if row is None else _stored_run(row)
+
+    async def list_runs(self, limit: int = 100, kind: str | None = None) -> list[StoredRun]:
+        """The newest `limit` runs (of one `kind`, when given), newest first."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        statement = sa.select(runs).order_by(runs.c.created_at.desc(), runs.c.id.desc())
+        if kind is not None:
+            statement = statement.where(runs.c.kind == kind)
+        async with self._reading("list runs") as connection:
+            rows = (await connection.execute(statement.limit(limit))).mappings().all()
+        return [_stored_run(row) for row in rows]
+
+    async def judged_items(self, run_id: str, judge: str) -> set[str]:
+        """The ids of the items `judge` has a stored judgment for in run `run_id`: what a
+        resumed run skips."""
+        statement = sa.select(judgments_table.c.item_id).where(
+            judgments_table.c.run_id == run_id,
+            judgments_table.c.judge == judge,
+            judgments_table.c.item_id.is_not(None),
+        )
+        async with self._reading(f"read the items of run {run_id}") as connection:
+            return {str(item) for item in await connection.scalars(statement)}
+
+    async def run_judgments(self, run_id: str) -> list[StoredJudgment]:
+        """Every judgment stored for run `run_id`, oldest first."""
+        statement = (
+            sa.select(judgments_table)
+            .where(judgments_table.c.run_id == run_id)
+            .order_by(judgments_table.c.created_at, judgments_table.c.id)
+        )
+        async with self._reading(f"read the judgments of run {run_id}") as connection:
+            rows = (await connection.execute(statement)).mappings().all()
+        return [StoredJudgment(**{**row, "created_at": _utc(row["created_at"])}) for row in rows]
 
     @asynccontextmanager
     async def _reading(self, action: str) -> AsyncIterator[AsyncConnection]:
@@ -530,6 +558,13 @@ def _judgment_row(
         "latency_ms": record.latency_ms,
         "judgment": record.judgment,
     }
+
+
+def _stored_run(row: sa.RowMapping) -> StoredRun:
+    values = dict(row)
+    for name in ("created_at", "updated_at"):
+        values[name] = _utc(values[name])
+    return StoredRun(**values)
 
 
 def _utc(value: datetime) -> datetime:

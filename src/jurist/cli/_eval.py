@@ -1,0 +1,219 @@
+"""`jurist eval`: judge every row of a dataset, stored as it goes and resumable."""
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from jurist.cli._exit import Exit
+from jurist.cli._inputs import BadInput, ModelOption, check_model_spec, exit_bad_input
+from jurist.cli._kb import DatabaseOption
+from jurist.core import run_sync
+from jurist.runner import (
+    BarProgress,
+    Dataset,
+    FieldMap,
+    JudgeChoice,
+    RunResult,
+    RunSummary,
+    evaluate,
+    load_dataset,
+    resolve_judge,
+)
+from jurist.store import RecordStore, StoreError
+
+_OUT_SUFFIXES = (".jsonl", ".csv")
+INTERRUPTED = 130  # the exit code a shell reports for Ctrl-C
+
+
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(help="A .jsonl, .csv or .parquet file of rows.")],
+    *,
+    judge: Annotated[
+        str,
+        typer.Option(
+            "--judge",
+            "-j",
+            help='rubric:ID, criterion:"TEXT", or a .yaml/.yml/.json judge spec or rubric file.',
+        ),
+    ],
+    field_map: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--map",
+            help="FIELD=COLUMN[,...]: the column for goal, output, context, reference or "
+            "metadata.KEY (repeatable).",
+        ),
+    ] = None,
+    model: ModelOption = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-c", help="Items judged at once.", min=1)
+    ] = 8,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Write every item's result to a .jsonl or .csv file."),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Name the run (to resume or show it by name).")
+    ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option("--resume", help="Resume this run (id or name): judge what it lacks."),
+    ] = None,
+    database: DatabaseOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Judge every row of DATASET and store each judgment as it completes.
+
+    Rows take their goal, output, context and reference from the columns of those names (or
+    question/instruction, answer/response, source/documents/passages), unless --map says
+    otherwise; a row's `id` field, else its line number, identifies it. An interrupted run
+    (Ctrl-C, a crash) resumes with --resume RUN, judging only what it had not stored.
+
+    Exit codes: 0 every item judged without ERROR, 3 some item's judgment is ERROR (or the
+    store failed during the run), 2 bad input, 130 interrupted.
+    """
+    try:
+        if resume is not None and name is not None:
+            raise BadInput("--name: a resumed run keeps its name; give --resume RUN alone")
+        check_model_spec(model)
+        if out is not None and out.suffix.lower() not in _OUT_SUFFIXES:
+            raise BadInput(f"--out: {out}: name a {' or '.join(_OUT_SUFFIXES)} file")
+        rows = _dataset(dataset, field_map)
+        choice = _judge(judge, model)
+    except BadInput as exc:
+        exit_bad_input(exc)
+
+    progress = BarProgress()
+
+    async def run() -> RunResult:
+        try:
+            store = await RecordStore.open(database)
+        except StoreError as exc:
+            raise BadInput(f"--database: {exc}") from exc
+        async with store:
+            if name is not None and await store.get_run(name) is not None:
+                raise BadInput(
+                    f"--name: a run named {name!r} exists already; resume it with "
+                    f"--resume {name}, or choose another name"
+                )
+            return await evaluate(
+                rows,
+                choice,
+                concurrency=concurrency,
+                store=store,
+                run=resume,
+                name=name,
+                resume=resume is not None,
+                progress=progress,
+            )
+
+    try:
+        result = run_sync(run)
+    except KeyboardInterrupt:
+        again = progress.run or "RUN (see `jurist runs list`)"
+        typer.echo(
+            f"interrupted; what was judged is stored: resume with "
+            f"`jurist eval {dataset} --judge ... --resume {again}`",
+            err=True,
+        )
+        raise typer.Exit(INTERRUPTED) from None
+    except BadInput as exc:
+        exit_bad_input(exc)
+    except (LookupError, ValueError) as exc:  # the run to resume is unknown, or differs
+        exit_bad_input(BadInput(f"--resume: {exc}") if resume else exc)
+    except StoreError as exc:
+        typer.echo(f"error: the store failed during the run: {exc}", err=True)
+        raise typer.Exit(Exit.UNDECIDED) from exc
+
+    if out is not None:
+        write_results(result, out)
+    if as_json:
+        payload = {**result_header(result), "summary": result.summary.to_dict()}
+        payload["out"] = None if out is None else str(out)
+        typer.echo(json.dumps(payload, indent=2))
+    else:
+        render_summary(Console(), result)
+    raise typer.Exit(Exit.UNDECIDED if result.summary.errors else Exit.PASS)
+
+
+def _dataset(path: Path, maps: list[str] | None) -> Dataset:
+    try:
+        return load_dataset(path, FieldMap.parse(",".join(maps or [])))
+    except ValueError as exc:  # DatasetError, or a map that does not fit: both say where
+        message = str(exc)
+        raise BadInput(message if message.startswith("--map") else f"DATASET: {message}") from exc
+
+
+def _judge(text: str, model: str | None) -> JudgeChoice:
+    try:
+        return resolve_judge(text, model=model)
+    except ValueError as exc:
+        raise BadInput(f"--judge: {exc}") from exc
+
+
+def write_results(result: RunResult, out: Path) -> None:
+    """Every item's result, as JSON lines or CSV by the file's suffix."""
+    if out.suffix.lower() == ".csv":
+        result.to_csv(out)
+    else:
+        result.to_jsonl(out)
+
+
+def result_header(result: RunResult) -> dict[str, object]:
+    return {
+        "run_id": result.run_id,
+        "name": result.name,
+        "status": result.status,
+        "judge": result.judge,
+    }
+
+
+def render_summary(console: Console, result: RunResult) -> None:
+    """The run's headline, then its numbers as a two-column table."""
+    who = f"{result.name} ({result.run_id})" if result.name else str(result.run_id)
+    console.print(Text.assemble(("run ", "bold"), (who, "bold"), f"  {result.status}"))
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column("", style="dim", no_wrap=True)
+    table.add_column("")
+    for label, value in summary_rows(result.summary, result.judge):
+        table.add_row(label, value)
+    console.print(table)
+
+
+def summary_rows(summary: RunSummary, judge: str) -> list[tuple[str, str]]:
+    counts = ", ".join(f"{count} {status}" for status, count in summary.counts.items())
+    causes = ", ".join(f"{count} {cause}" for cause, count in summary.errors_by_cause.items())
+    rows = [
+        ("judge", judge),
+        ("items", f"{summary.n}: {counts}"),
+        ("pass rate", _percent(summary.pass_rate) + " of decided (pass + fail)"),
+        ("score", _score(summary)),
+        ("errors", causes or "none"),
+        ("tokens", f"{summary.input_tokens} in, {summary.output_tokens} out"),
+        ("cost", "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"),
+    ]
+    session = f"{summary.judged} judged"
+    if summary.resumed:
+        session += f", {summary.resumed} found stored (resumed)"
+    if summary.wall_seconds is not None:
+        session += f" in {summary.wall_seconds:.1f} s"
+    if summary.items_per_second is not None:
+        session += f", {summary.items_per_second:.1f} items/s"
+    rows.append(("this session", session))
+    return rows
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _score(summary: RunSummary) -> str:
+    if summary.score_mean is None:
+        return "-"
+    spread = "" if summary.score_std is None else f" ± {summary.score_std:.3f} (sd)"
+    return f"{summary.score_mean:.3f}{spread} (0..1)"

@@ -1,0 +1,257 @@
+"""Judging a dataset: items concurrently, each judgment stored as it completes, resumable.
+
+A stored run is exactly-once per item: each judgment is saved (with its run, item and judge)
+the moment it completes, the judgments table refuses a second one for the same (run, item,
+judge), and resuming skips every item already stored. An interruption loses only the items
+in flight; they are judged when the run resumes.
+"""
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from jurist.core import Judge, Judgment, judge_name, run_judge, to_json_safe
+from jurist.runner._data import Dataset, Item, load_dataset
+from jurist.runner._judges import JudgeChoice, describe_judge
+from jurist.runner._progress import Progress
+from jurist.runner._results import RunResult, RunSummary
+from jurist.store import JudgmentRecord, RecordStore, StoredRun
+
+RUN_KIND = "eval"
+DONE, INTERRUPTED, FAILED = "done", "interrupted", "failed"
+# What must match for a run to be resumed: the same items (the file's content, not where
+# it lies), read the same way, judged by the same judge with the same model. Concurrency
+# may change.
+_SAME_ON_RESUME: Mapping[str, frozenset[str]] = {
+    "dataset": frozenset({"path"}),
+    "map": frozenset(),
+    "judge": frozenset({"text"}),
+    "model": frozenset(),
+}
+
+
+async def evaluate(
+    dataset: Dataset | str | Path,
+    judge: Judge | JudgeChoice,
+    *,
+    concurrency: int = 8,
+    store: RecordStore | None = None,
+    run: str | None = None,
+    name: str | None = None,
+    resume: bool = False,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Judge every item of `dataset` (a Dataset, or a file read with the default field
+    map) with `judge`, at most `concurrency` at a time.
+
+    A judge that raises gives that item an ERROR judgment with the exception (never a lost
+    item); a row that could not become a Context is ERROR with cause `bad_input`. With a
+    `store`, the run is created first (kind "eval", `name`, and a spec recording the
+    dataset's path and sha256, the judge, the model, the field map and the concurrency) and
+    each judgment is saved as it completes; at the end the run is finished as "done", or
+    "interrupted" when cancelled (Ctrl-C), or "failed", with the summary so far.
+
+    `resume=True` continues the stored run `run` (its id or name): the items it has a
+    judgment for are skipped, the rest judged, and the result covers them all. The dataset,
+    map, judge and model must be those the run was started with (ValueError naming what
+    differs); an unknown run is a LookupError.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    if not isinstance(dataset, Dataset):
+        dataset = load_dataset(dataset)
+    if isinstance(judge, JudgeChoice):
+        the_judge, about, model = judge.judge, judge.describe(), judge.model
+    else:
+        the_judge, about, model = judge, describe_judge(judge), None
+    label = judge_name(the_judge)
+    spec: dict[str, Any] = to_json_safe(
+        {
+            "dataset": dataset.describe(),
+            "map": str(dataset.field_map),
+            "judge": about,
+            "model": model,
+            "concurrency": concurrency,
+        },
+        "spec",
+    )
+
+    run_id, name, judgments = await _open_run(
+        store, run=run, name=name, resume=resume, spec=spec, judge=label, dataset=dataset
+    )
+    resumed = len(judgments)
+    todo = [item for item in dataset.items if item.id not in judgments]
+    started = time.perf_counter()
+
+    def summary() -> RunSummary:
+        return RunSummary.of(
+            judgments.values(),
+            judged=len(judgments) - resumed,
+            resumed=resumed,
+            wall_seconds=time.perf_counter() - started,
+        )
+
+    async def completed(item: Item, judgment: Judgment) -> None:
+        if store is not None and run_id is not None:
+            await store.save_judgment(
+                JudgmentRecord.of(judgment, judge=label, run_id=run_id, item_id=item.id)
+            )
+        judgments[item.id] = judgment
+        if progress is not None:
+            progress.advance(item.id, judgment)
+
+    if progress is not None:
+        progress.start(total=len(dataset.items), done=resumed, run=name or run_id)
+    try:
+        await _judge_all(todo, the_judge, concurrency, completed)
+    except (asyncio.CancelledError, KeyboardInterrupt) as stop:
+        await _finish(store, run_id, INTERRUPTED, summary(), stop)
+        raise
+    except BaseException as exc:
+        await _finish(store, run_id, FAILED, summary(), exc)
+        raise
+    finally:
+        if progress is not None:
+            progress.finish()
+    result = summary()
+    if store is not None and run_id is not None:
+        await store.finish_run(run_id, DONE, result.to_dict())
+    ordered = {item.id: judgments[item.id] for item in dataset.items}
+    return RunResult(run_id, name, label, ordered, result, DONE, spec)
+
+
+async def _open_run(
+    store: RecordStore | None,
+    *,
+    run: str | None,
+    name: str | None,
+    resume: bool,
+    spec: dict[str, Any],
+    judge: str,
+    dataset: Dataset,
+) -> tuple[str | None, str | None, dict[str, Judgment]]:
+    """The run's id and name, and the judgments it has stored already (a resumed run)."""
+    if not resume:
+        if run is not None:
+            raise ValueError(
+                f"run={run!r} names a run to resume: pass resume=True, or name a new run with name="
+            )
+        if store is None:
+            return None, name, {}
+        return await store.create_run(RUN_KIND, name=name, spec=spec), name, {}
+    if store is None or run is None:
+        raise ValueError("resume=True needs a store and run= (the id or name to resume)")
+    found = await _resumable(store, run, spec, name)
+    wanted = {item.id for item in dataset.items}
+    judgments: dict[str, Judgment] = {}
+    for stored in await store.run_judgments(found.id):
+        item_id = stored.item_id
+        if stored.judge == judge and item_id is not None and item_id in wanted:
+            judgments[item_id] = stored.to_judgment()
+    return found.id, found.name, judgments
+
+
+async def load_run(store: RecordStore, run: str) -> RunResult:
+    """A stored run (by id or name) as a result; LookupError when there is none."""
+    found = await store.get_run(run)
+    if found is None:
+        raise LookupError(f"no run with id or name {run!r}")
+    return RunResult.from_stored(found, await store.run_judgments(found.id))
+
+
+async def _judge_all(
+    todo: list[Item],
+    judge: Judge,
+    concurrency: int,
+    completed: Callable[[Item, Judgment], Awaitable[None]],
+) -> None:
+    # `concurrency` workers share one iterator, so at most that many items are in flight.
+    pending = iter(todo)
+
+    async def worker() -> None:
+        for item in pending:
+            await completed(item, await _judge_item(judge, item))
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(concurrency, len(todo))):
+                group.create_task(worker())
+    except BaseExceptionGroup as failed:
+        # run_judge turns whatever a judge raises into ERROR, so what failed here is the
+        # store (or the progress watcher): the run fails with that error, not a group.
+        first = failed.exceptions[0]
+        if len(failed.exceptions) > 1:
+            first.add_note(f"and {len(failed.exceptions) - 1} more workers failed")
+        raise first from None
+
+
+async def _judge_item(judge: Judge, item: Item) -> Judgment:
+    if item.context is None:
+        return Judgment.error(
+            item.problem or f"line {item.line}: cannot be judged",
+            metadata={"cause": "bad_input", "item": item.id, "line": item.line},
+        )
+    return await run_judge(judge, item.context)
+
+
+async def _resumable(
+    store: RecordStore, run: str, spec: Mapping[str, Any], name: str | None
+) -> StoredRun:
+    found = await store.get_run(run)
+    if found is None:
+        raise LookupError(f"no run with id or name {run!r} to resume")
+    if found.kind != RUN_KIND:
+        raise ValueError(f"run {run!r} is a {found.kind!r} run, not an {RUN_KIND!r} run")
+    if name is not None and name != found.name:
+        raise ValueError(f"run {run!r} is named {found.name!r}, not {name!r}")
+    before = found.spec or {}
+    differ = [
+        key
+        for key, free in _SAME_ON_RESUME.items()
+        if _without(before.get(key), free) != _without(spec.get(key), free)
+    ]
+    if differ:
+        details = "; ".join(_difference(key, before.get(key), spec.get(key)) for key in differ)
+        raise ValueError(
+            f"run {run!r} cannot be resumed with a different {', '.join(differ)}: {details}"
+        )
+    return found
+
+
+def _without(value: Any, keys: frozenset[str]) -> Any:
+    if isinstance(value, Mapping):
+        return {k: v for k, v in value.items() if k not in keys}
+    return value
+
+
+def _difference(key: str, before: Any, now: Any) -> str:
+    if key == "dataset" and isinstance(before, Mapping) and isinstance(now, Mapping):
+        return f"the run judged {_dataset_name(before)}, this is {_dataset_name(now)}"
+    if key == "judge" and isinstance(before, Mapping) and isinstance(now, Mapping):
+        was = before.get("text") or before.get("name")
+        return f"the run's judge was {was!r}, this is {now.get('text') or now.get('name')!r}"
+    return f"the run's {key} was {before!r}, this is {now!r}"
+
+
+def _dataset_name(described: Mapping[str, Any]) -> str:
+    where = described.get("path") or "rows in memory"
+    return f"{where} ({described.get('items')} items, sha256 {str(described.get('sha256'))[:12]})"
+
+
+async def _finish(
+    store: RecordStore | None,
+    run_id: str | None,
+    status: str,
+    summary: RunSummary,
+    ended_by: BaseException,
+) -> None:
+    """Record how the run ended early. When the store itself is what failed, this may fail
+    too; what ended the run is what the caller sees, with a note."""
+    if store is None or run_id is None:
+        return
+    try:
+        await store.finish_run(run_id, status, summary.to_dict())
+    except Exception as exc:  # noqa: BLE001 - noted on what the caller sees
+        ended_by.add_note(f"the run could not be marked {status!r} either: {exc}")
