@@ -111,3 +111,42 @@ def test_bad_inputs_exit_2_naming_them(tmp_path):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert named in result.stderr
+
+
+def test_align_reports_out_of_fold_only_and_saves_the_mapping(tmp_path, use_model, monkeypatch):
+    monkeypatch.setenv("JURIST_HOME", str(tmp_path / "home"))
+    from jurist.settings import get_settings
+
+    get_settings.cache_clear()
+    dataset = tmp_path / "ratings.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows(20)))
+
+    def step(request):
+        prompt = request.messages[-1].content
+        digit = int(prompt.split(" scores ", 1)[1][0])
+        return ServiceScript(quality={"coherence": digit})(request)
+
+    use_model(*[step] * 100)
+    result = runner.invoke(
+        app,
+        [
+            "align",
+            str(dataset),
+            "--rubric",
+            "summarization",
+            "-d",
+            "coherence",
+            "--folds",
+            "4",
+            "--database",
+            f"sqlite:///{tmp_path / 'store.sqlite3'}",
+        ],
+    )
+    get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert "out of fold pearson" in result.stdout
+    saved = tmp_path / "home" / "alignments" / "summarization.coherence.json"
+    fitted = json.loads(saved.read_text())
+    assert fitted["n"] == 20
+    assert fitted["alignment"]["method"] == "isotonic"
+    assert len(fitted["alignment"]["validation"]["out_of_fold"]) == 20

@@ -6,15 +6,17 @@ from typing import Annotated
 import typer
 
 from jurist import __version__
-from jurist.cli._calibrate import calibrate_command
+from jurist.cli._calibrate import align_command, calibrate_command
 from jurist.cli._check import check
 from jurist.cli._compare import compare
 from jurist.cli._criteria import criteria
+from jurist.cli._eval import eval_command
 from jurist.cli._grounding import facts, grounding
 from jurist.cli._judge import judge
 from jurist.cli._kb import kb_app
 from jurist.cli._models import models_app
 from jurist.cli._rubrics import rubrics_app
+from jurist.cli._runs import runs_app
 from jurist.cli._serve import keys_app, serve_command
 from jurist.cli._validate import validate
 from jurist.settings import get_settings
@@ -52,10 +54,12 @@ def _root(
         get_settings.cache_clear()
 
 
+app.command("align")(align_command)
 app.command("calibrate")(calibrate_command)
 app.command("check")(check)
 app.command("compare")(compare)
 app.command("criteria")(criteria)
+app.command("eval")(eval_command)
 app.command("facts")(facts)
 app.command("grounding")(grounding)
 app.command("judge")(judge)
@@ -65,6 +69,7 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(kb_app, name="kb")
 app.add_typer(models_app, name="models")
 app.add_typer(rubrics_app, name="rubrics")
+app.add_typer(runs_app, name="runs")
 
 
 def main() -> None:

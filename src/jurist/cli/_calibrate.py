@@ -1,5 +1,6 @@
 """`jurist calibrate`: how far to trust a rubric judge, measured against human ratings."""
 
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,7 +16,12 @@ from jurist.store import RecordStore, StoreError
 if TYPE_CHECKING:
     from jurist.calibration import CalibrationReport
 
-# jurist.calibration (scipy, scikit-learn) takes seconds to import: only this command pays.
+# jurist.calibration (scipy, scikit-learn) takes seconds to import: only these commands pay.
+
+
+class Method(StrEnum):
+    ISOTONIC = "isotonic"
+    LINEAR = "linear"
 
 
 def calibrate_command(
@@ -147,3 +153,101 @@ def _compare(runs: tuple[str, str], database: str | None, as_json: bool) -> None
         typer.echo(comparison.model_dump_json(indent=2))
     else:
         Console().print(comparison.to_markdown(), markup=False, highlight=False)
+
+
+def align_command(
+    dataset: Annotated[Path, typer.Argument(help="A ratings dataset (.jsonl or .csv).")],
+    *,
+    rubric: Annotated[str, typer.Option("--rubric", help="The rubric whose scores are aligned.")],
+    dimension: Annotated[
+        str, typer.Option("--dimension", "-d", help="The human dimension to align to.")
+    ],
+    method: Annotated[
+        Method, typer.Option("--method", help="isotonic (one signal) or linear (every signal).")
+    ] = Method.ISOTONIC,
+    folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds.", min=2)] = 5,
+    model: ModelOption = None,
+    goal: Annotated[
+        str, typer.Option("--goal", help="The task the outputs were written for.")
+    ] = "",
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Only the first N items.", min=1)
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-c", help="Items judged at once.", min=1)
+    ] = 1,
+    name: Annotated[str | None, typer.Option("--name", help="Name the stored run.")] = None,
+    database: DatabaseOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Fit how the judge's signals map to human scores (isotonic on the dimension's expected
+    score, or linear on every criterion's expected score and confidence), validated by
+    document-grouped cross-validation. Only out-of-fold correlations are reported. The
+    mapping is saved under JURIST_HOME/alignments/RUBRIC.DIMENSION.json.
+    """
+    try:
+        check_model_spec(model)
+    except BadInput as exc:
+        exit_bad_input(exc)
+    from jurist.calibration import DatasetError
+    from jurist.rubrics import RubricError, get_rubric
+    from jurist.runner import BarProgress
+    from jurist.runner._calibrate import (
+        alignment_path,
+        calibrate,
+        calibration_dataset,
+        fit_rubric_alignment,
+        rubric_dimensions,
+    )
+
+    try:
+        found = calibration_dataset(dataset, limit)
+        chosen = get_rubric(rubric)
+        every = rubric_dimensions(found, chosen)
+        if dimension not in every:
+            raise ValueError(f"--dimension {dimension!r}: calibrate one of {every}")
+    except (DatasetError, RubricError, ValueError, OSError) as exc:
+        exit_bad_input(exc)
+    scored = [dimension] if method is Method.ISOTONIC else every
+
+    async def run() -> object:
+        async with await RecordStore.open(database) as store:
+            done = await calibrate(
+                found,
+                chosen,
+                dimensions=scored,
+                model=model,
+                goal=goal,
+                concurrency=concurrency,
+                store=store,
+                name=name,
+                progress=BarProgress(),
+            )
+        return fit_rubric_alignment(
+            done, found, rubric_id=chosen.id, dimension=dimension, method=method.value, folds=folds
+        )
+
+    try:
+        fitted = run_sync(run)
+    except (ValueError, LookupError, StoreError) as exc:
+        exit_bad_input(exc)
+    from jurist.runner._calibrate import FittedAlignment
+
+    assert isinstance(fitted, FittedAlignment)
+    path = alignment_path(chosen.id, dimension)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(fitted.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    if as_json:
+        typer.echo(fitted.model_dump_json(indent=2))
+        return
+    validation = fitted.alignment.validation
+    console = Console()
+    console.print(
+        f"{method.value} alignment of rubric {chosen.id} to {dimension}, {fitted.n} items"
+    )
+    if validation is not None:
+        found_corr = validation.correlations.pooled
+        for coefficient in ("pearson", "spearman", "kendall"):
+            estimate = getattr(found_corr, coefficient)
+            console.print(f"  out of fold {coefficient}: {estimate.format()}", highlight=False)
+    console.print(f"saved to {path}", highlight=False)

@@ -5,13 +5,17 @@ evaluation took (QV-04)."""
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from jurist.calibration import (
+    Alignment,
     CalibrationReport,
     Dataset,
     DatasetKind,
     Target,
+    fit_alignment,
     load_dataset,
     ratings_report,
 )
@@ -23,7 +27,7 @@ from jurist.runner._data import dataset_from_rows
 from jurist.runner._engine import evaluate
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult
-from jurist.settings import get_settings
+from jurist.settings import Settings, get_settings
 from jurist.store import RecordStore
 
 # Where a stored run keeps its calibration report, beside the batch summary.
@@ -169,3 +173,78 @@ async def stored_report(store: RecordStore, run: str) -> CalibrationReport:
     if REPORT_KEY not in summary:
         raise LookupError(f"run {run!r} is not a calibration run (it keeps no report)")
     return CalibrationReport.model_validate(summary[REPORT_KEY])
+
+
+# -- alignment: the judge's signals mapped to the human scale ------------------------------
+
+
+def item_signals(judgment: Judgment) -> dict[str, float] | None:
+    """What a rubric judgment offers an alignment: each criterion's expected score and
+    confidence, and the overall score. None for an item that errored."""
+    result = _rubric_result(judgment)
+    if result is None:
+        return None
+    signals = {"overall": result.overall_score}
+    for criterion in result.criteria_results:
+        signals[f"{criterion.criterion_name}.expected"] = criterion.expected_score
+        if criterion.confidence is not None:
+            signals[f"{criterion.criterion_name}.confidence"] = criterion.confidence
+    return signals
+
+
+class FittedAlignment(BaseModel):
+    """An alignment with what it was fitted on, so it is never scored on its own data."""
+
+    rubric: str
+    dimension: str
+    model: str
+    dataset_sha256: str
+    n: int
+    alignment: Alignment
+
+
+def alignment_path(rubric_id: str, dimension: str, settings: Settings | None = None) -> Path:
+    """Where the alignment of a rubric's dimension is kept: JURIST_HOME/alignments (the
+    built-in rubrics live in the installed package, which is no place to write)."""
+    home = (settings or get_settings()).home
+    return home / "alignments" / f"{rubric_id}.{dimension}.json"
+
+
+def fit_rubric_alignment(
+    calibration: Calibration,
+    dataset: Dataset,
+    *,
+    rubric_id: str,
+    dimension: str,
+    method: Literal["isotonic", "linear"] = "isotonic",
+    folds: int = 5,
+) -> FittedAlignment:
+    """Fits the judge's signals of a calibration run to the human scores of `dimension`,
+    validated out of fold by document (GroupKFold on doc_id)."""
+    items = []
+    for item in dataset.ratings:
+        judgment = calibration.run.judgments.get(item.id)
+        signals = item_signals(judgment) if judgment is not None else None
+        if signals is not None and dimension in item.human_scores:
+            items.append((item, signals))
+    if len(items) < folds * 2:
+        raise ValueError(
+            f"only {len(items)} items were scored on {dimension!r}: too few for {folds}-fold "
+            "cross-validation"
+        )
+    alignment = fit_alignment(
+        [signals for _, signals in items],
+        [item.human_scores[dimension] for item, _ in items],
+        method=method,
+        signal=f"{dimension}.expected" if method == "isotonic" else None,
+        folds=folds,
+        groups=[item.doc_id for item, _ in items],
+    )
+    return FittedAlignment(
+        rubric=rubric_id,
+        dimension=dimension,
+        model=calibration.report.model,
+        dataset_sha256=dataset.sha256,
+        n=len(items),
+        alignment=alignment,
+    )
