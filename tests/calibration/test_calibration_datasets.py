@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from jurist.calibration import DatasetError, DatasetKind, load_dataset
-
-SUMMEVAL = Path("/work/shared/data/calibration/summeval-100.jsonl")
+from shared_data import SUMMEVAL
 
 
 def _jsonl(path: Path, *records: dict[str, object]) -> Path:

@@ -2,7 +2,6 @@
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +16,7 @@ from jurist.calibration import (
     pairwise_report,
     ratings_report,
 )
+from shared_data import SUMMEVAL
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -260,7 +260,7 @@ def test_a_report_builder_refuses_the_wrong_kind_of_dataset(binary):
 
 
 def test_summeval_with_a_perfect_judge_passes_qv03():
-    path = Path("/work/shared/data/calibration/summeval-100.jsonl")
+    path = SUMMEVAL
     if not path.exists():
         pytest.skip("the shared SummEval calibration set is absent")
     dataset = load_dataset(path)

@@ -2,7 +2,6 @@
 statistics against the human scores, the files it writes, and --compare."""
 
 import json
-from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -10,7 +9,6 @@ from jurist.cli import app
 from service_script import ServiceScript
 
 runner = CliRunner()
-DATA = Path(__file__).parents[3] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
 
 
 def rows(n: int = 12) -> list[dict]:
