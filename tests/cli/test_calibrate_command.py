@@ -148,3 +148,18 @@ def test_align_reports_out_of_fold_only_and_saves_the_mapping(tmp_path, use_mode
     assert fitted["n"] == 20
     assert fitted["alignment"]["method"] == "isotonic"
     assert len(fitted["alignment"]["validation"]["out_of_fold"]) == 20
+
+    # Later calibrations on other data report the aligned scores too; on the data the
+    # alignment was fitted on, they do not (that would be in-sample).
+    monkeypatch.setenv("JURIST_HOME", str(tmp_path / "home"))
+    get_settings.cache_clear()
+    other = tmp_path / "other.jsonl"
+    other.write_text("\n".join(json.dumps(r) for r in rows(16)))
+    base = ["--rubric", "summarization", "-d", "coherence"]
+    database = ["--database", f"sqlite:///{tmp_path / 'store2.sqlite3'}"]
+    later = runner.invoke(app, ["calibrate", str(other), *base, *database])
+    same = runner.invoke(app, ["calibrate", str(dataset), *base, *database])
+    get_settings.cache_clear()
+    assert later.exit_code in (0, 1), later.output
+    assert "aligned (coherence)" in later.stdout
+    assert "aligned (coherence)" not in same.stdout

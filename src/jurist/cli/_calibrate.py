@@ -98,7 +98,7 @@ def calibrate_command(
     except (DatasetError, ValueError, OSError) as exc:
         exit_bad_input(exc)
 
-    async def run() -> "CalibrationReport":
+    async def run() -> "tuple[CalibrationReport, CalibrationReport | None]":
         async with await RecordStore.open(database) as store:
             done = await calibrate(
                 found,
@@ -114,13 +114,15 @@ def calibrate_command(
                 progress=BarProgress(),
                 target=Target(threshold=target),
             )
-            return done.report
+            return done.report, done.aligned
 
     try:
-        report = run_sync(run)
+        report, aligned = run_sync(run)
     except (RubricError, ValueError, LookupError, StoreError) as exc:
         exit_bad_input(exc)
     _show(report, out, as_json)
+    if aligned is not None:
+        _show(aligned, out / "aligned" if out is not None else None, as_json)
     raise typer.Exit(Exit.PASS if report.verdict.value == "PASS" else Exit.FAIL)
 
 

@@ -36,8 +36,13 @@ REPORT_KEY = "calibration"
 
 @dataclasses.dataclass(frozen=True)
 class Calibration:
+    """The report; the run behind it; and, when saved alignments of the rubric's dimensions
+    were fitted on other data, the report of the aligned scores (alignments fitted on this
+    very dataset are left out: scoring them here would be in-sample)."""
+
     report: CalibrationReport
     run: RunResult
+    aligned: CalibrationReport | None = None
 
 
 def calibration_dataset(path: str | Path, limit: int | None = None) -> Dataset:
@@ -147,7 +152,24 @@ async def calibrate(
     )
     if store is not None and result.run_id is not None:
         await keep_report(store, result.run_id, report)
-    return Calibration(report, result)
+    alignments = {
+        dimension: fitted
+        for dimension in chosen
+        if (fitted := load_alignment(chosen_rubric.id, dimension)) is not None
+        and fitted.dataset_sha256 != dataset.sha256
+    }
+    aligned = None
+    if alignments:
+        aligned = ratings_report(
+            dataset,
+            aligned_scores(result, alignments),
+            judge=f"rubric:{chosen_rubric.id}, aligned ({', '.join(alignments)})",
+            model=report.model,
+            dimensions=list(alignments),
+            target=target,
+            n_boot=n_boot,
+        )
+    return Calibration(report, result, aligned)
 
 
 def _model_name(model: Model | str | None) -> str:
@@ -248,3 +270,30 @@ def fit_rubric_alignment(
         n=len(items),
         alignment=alignment,
     )
+
+
+def load_alignment(
+    rubric_id: str, dimension: str, settings: Settings | None = None
+) -> FittedAlignment | None:
+    """The saved alignment of a rubric's dimension, if `jurist align` made one."""
+    path = alignment_path(rubric_id, dimension, settings)
+    if not path.is_file():
+        return None
+    return FittedAlignment.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def aligned_scores(
+    run: RunResult, alignments: Mapping[str, FittedAlignment]
+) -> dict[str, dict[str, float | None]]:
+    """Per item, each aligned dimension's score on the human scale (None when the item
+    errored or lacks a signal the alignment needs)."""
+    scores: dict[str, dict[str, float | None]] = {}
+    for item_id, judgment in run.judgments.items():
+        signals = item_signals(judgment)
+        row: dict[str, float | None] = {}
+        for dimension, fitted in alignments.items():
+            needed = fitted.alignment.signals
+            usable = signals is not None and all(name in signals for name in needed)
+            row[dimension] = fitted.alignment.apply(signals) if usable and signals else None
+        scores[item_id] = row
+    return scores
