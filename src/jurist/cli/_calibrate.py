@@ -8,7 +8,14 @@ import typer
 from rich.console import Console
 
 from jurist.cli._exit import Exit
-from jurist.cli._inputs import BadInput, JsonOption, ModelOption, check_model_spec, exit_bad_input
+from jurist.cli._inputs import (
+    BadInput,
+    GoalOption,
+    JsonOption,
+    ModelOption,
+    check_model_spec,
+    exit_bad_input,
+)
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
 from jurist.store import RecordStore, StoreError
@@ -17,6 +24,12 @@ if TYPE_CHECKING:
     from jurist.calibration import CalibrationReport
 
 # jurist.calibration (scipy, scikit-learn) takes seconds to import: only these commands pay.
+
+
+LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N items.", min=1)]
+ConcurrencyOption = Annotated[
+    int, typer.Option("--concurrency", "-c", help="Items judged at once.", min=1)
+]
 
 
 class Method(StrEnum):
@@ -42,15 +55,9 @@ def calibrate_command(
         ),
     ] = None,
     model: ModelOption = None,
-    goal: Annotated[
-        str, typer.Option("--goal", help="The task the outputs were written for.")
-    ] = "",
-    limit: Annotated[
-        int | None, typer.Option("--limit", help="Only the first N items.", min=1)
-    ] = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", "-c", help="Items judged at once.", min=1)
-    ] = 1,
+    goal: GoalOption = "",
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOption = 1,
     target: Annotated[
         float, typer.Option("--target", help="The pooled Pearson each dimension must reach.")
     ] = 0.7,
@@ -169,15 +176,9 @@ def align_command(
     ] = Method.ISOTONIC,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds.", min=2)] = 5,
     model: ModelOption = None,
-    goal: Annotated[
-        str, typer.Option("--goal", help="The task the outputs were written for.")
-    ] = "",
-    limit: Annotated[
-        int | None, typer.Option("--limit", help="Only the first N items.", min=1)
-    ] = None,
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", "-c", help="Items judged at once.", min=1)
-    ] = 1,
+    goal: GoalOption = "",
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOption = 1,
     name: Annotated[str | None, typer.Option("--name", help="Name the stored run.")] = None,
     database: DatabaseOption = None,
     as_json: JsonOption = False,
