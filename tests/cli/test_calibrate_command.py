@@ -163,3 +163,25 @@ def test_align_reports_out_of_fold_only_and_saves_the_mapping(tmp_path, use_mode
     assert later.exit_code in (0, 1), later.output
     assert "aligned (coherence)" in later.stdout
     assert "aligned (coherence)" not in same.stdout
+
+
+def test_ctrl_c_exits_130_saying_which_run_to_resume(tmp_path, monkeypatch):
+    dataset = tmp_path / "ratings.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows()))
+
+    async def interrupted(found, rubric, *, progress, **options):
+        progress.start(total=len(found.items), done=0, run="nightly")
+        progress.finish()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("jurist.runner._calibrate.calibrate", interrupted)
+    database = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    for command in (["calibrate"], ["align", "--dimension", "coherence"]):
+        result = runner.invoke(
+            app, [*command, str(dataset), "--rubric", "summarization", "--database", database]
+        )
+        assert result.exit_code == 130, result.output
+        said = " ".join(result.stderr.split())
+        assert f"jurist {command[0]} {dataset} --rubric summarization" in said
+        assert "--resume nightly" in said
+        assert "Traceback" not in result.output

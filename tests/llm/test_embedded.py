@@ -1,6 +1,10 @@
 """The embedded runtime for real, with SmolLM2 (fast; it cannot judge, but it runs)."""
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -162,3 +166,34 @@ async def test_a_request_given_up_in_the_queue_never_runs(
     await model.complete(question("Asked last.", max_tokens=1))
     assert ran[-2:] == ["Count to twenty.", "Asked last."]
     assert "Never asked." not in ran
+
+
+def test_ctrl_c_mid_generation_leaves_without_waiting_for_it(tmp_path: Path):
+    script = Path(__file__).with_name("interrupted_generation.py")
+    environment = {
+        **os.environ,
+        "JURIST_HOME": str(tmp_path),
+        "JURIST_MODELS_DIR": str(Settings().models_dir),
+    }
+    with (tmp_path / "stderr.log").open("w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, str(script)],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            env=environment,
+        )
+        assert process.stdout is not None
+        try:
+            assert process.stdout.readline().strip() == "generating"
+            process.send_signal(signal.SIGINT)
+            # The generation needs a minute or more: a process waiting for it misses this.
+            code = process.wait(timeout=20)
+        finally:
+            process.kill()
+            process.wait()
+            process.stdout.close()
+    said = (tmp_path / "stderr.log").read_text()
+    assert code == 130, said
+    assert "interrupted" in said
+    assert "Fatal Python error" not in said

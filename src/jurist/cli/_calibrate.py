@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from jurist.cli._exit import Exit
+from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
     BadInput,
     GoalOption,
@@ -105,6 +105,8 @@ def calibrate_command(
     except (DatasetError, ValueError, OSError) as exc:
         exit_bad_input(exc)
 
+    progress = BarProgress()
+
     async def run() -> "tuple[CalibrationReport, CalibrationReport | None]":
         async with await RecordStore.open(database) as store:
             done = await calibrate(
@@ -118,19 +120,29 @@ def calibrate_command(
                 name=name,
                 resume=resume is not None,
                 run=resume,
-                progress=BarProgress(),
+                progress=progress,
                 target=Target(threshold=target),
             )
             return done.report, done.aligned
 
     try:
         report, aligned = run_sync(run)
+    except KeyboardInterrupt:
+        exit_interrupted(_resume_hint("calibrate", dataset, rubric, progress.run))
     except (RubricError, ValueError, LookupError, StoreError) as exc:
         exit_bad_input(exc)
     _show(report, out, as_json)
     if aligned is not None:
         _show(aligned, out / "aligned" if out is not None else None, as_json)
     raise typer.Exit(Exit.PASS if report.verdict.value == "PASS" else Exit.FAIL)
+
+
+def _resume_hint(command: str, dataset: Path, rubric: str, run: str | None) -> str:
+    again = run or "RUN (see `jurist runs list`)"
+    return (
+        f"interrupted; what was judged is stored: resume with "
+        f"`jurist {command} {dataset} --rubric {rubric} ... --resume {again}`"
+    )
 
 
 def _show(report: "CalibrationReport", out: Path | None, as_json: bool) -> None:
@@ -180,6 +192,10 @@ def align_command(
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 1,
     name: Annotated[str | None, typer.Option("--name", help="Name the stored run.")] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option("--resume", help="Continue an interrupted run of this command (id or name)."),
+    ] = None,
     database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -212,6 +228,7 @@ def align_command(
     except (DatasetError, RubricError, ValueError, OSError) as exc:
         exit_bad_input(exc)
     scored = [dimension] if method is Method.ISOTONIC else every
+    progress = BarProgress()
 
     async def run() -> object:
         async with await RecordStore.open(database) as store:
@@ -224,7 +241,9 @@ def align_command(
                 concurrency=concurrency,
                 store=store,
                 name=name,
-                progress=BarProgress(),
+                resume=resume is not None,
+                run=resume,
+                progress=progress,
             )
         return fit_rubric_alignment(
             done, found, rubric_id=chosen.id, dimension=dimension, method=method.value, folds=folds
@@ -232,6 +251,8 @@ def align_command(
 
     try:
         fitted = run_sync(run)
+    except KeyboardInterrupt:
+        exit_interrupted(_resume_hint("align", dataset, chosen.id, progress.run))
     except (ValueError, LookupError, StoreError) as exc:
         exit_bad_input(exc)
     from jurist.runner._calibrate import FittedAlignment

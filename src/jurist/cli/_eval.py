@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._exit import Exit
+from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import BadInput, ModelOption, check_model_spec, exit_bad_input
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
@@ -27,7 +27,6 @@ from jurist.runner import (
 from jurist.store import RecordStore, StoreError
 
 _OUT_SUFFIXES = (".jsonl", ".csv")
-INTERRUPTED = 130  # the exit code a shell reports for Ctrl-C
 
 
 def eval_command(
@@ -116,12 +115,10 @@ def eval_command(
         result = run_sync(run)
     except KeyboardInterrupt:
         again = progress.run or "RUN (see `jurist runs list`)"
-        typer.echo(
+        exit_interrupted(
             f"interrupted; what was judged is stored: resume with "
-            f"`jurist eval {dataset} --judge ... --resume {again}`",
-            err=True,
+            f"`jurist eval {dataset} --judge ... --resume {again}`"
         )
-        raise typer.Exit(INTERRUPTED) from None
     except BadInput as exc:
         exit_bad_input(exc)
     except (LookupError, ValueError) as exc:  # the run to resume is unknown, or differs

@@ -9,7 +9,7 @@ limits, a response cache, structured-output checking and cost accounting. Every 
 from jurist.llm._cache import Cached, ResponseCache
 from jurist.llm._catalog import CATALOG, KnownModel
 from jurist.llm._cost import Priced, PriceTable
-from jurist.llm._embedded import EmbeddedModel
+from jurist.llm._embedded import EmbeddedModel, generation_running
 from jurist.llm._embeddings import (
     Embedder,
     MiniLMEmbedder,
@@ -85,6 +85,7 @@ __all__ = [
     "cosine",
     "embedder_available",
     "extract_json",
+    "generation_running",
     "get_embedder",
     "get_model",
     "innermost",

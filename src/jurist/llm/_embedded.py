@@ -73,7 +73,11 @@ class _Runtime:
     def generate(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """The completion and the milliseconds it took, not counting the time in the queue."""
         started = time.perf_counter()
-        result: dict[str, Any] = self.server.handle_chat_completions(payload)
+        _generating.set()
+        try:
+            result: dict[str, Any] = self.server.handle_chat_completions(payload)
+        finally:
+            _generating.clear()
         return result, (time.perf_counter() - started) * 1000
 
 
@@ -83,6 +87,14 @@ _runtimes_lock = threading.Lock()
 _generations = concurrent.futures.ThreadPoolExecutor(
     max_workers=1, thread_name_prefix="jurist-generate"
 )
+_generating = threading.Event()
+
+
+def generation_running() -> bool:
+    """Whether the runtime is generating right now. A started generation cannot be stopped,
+    and the interpreter waits for it at exit: a command interrupted mid-generation uses
+    this to decide whether it must leave without waiting."""
+    return _generating.is_set()
 
 
 def _runtime(path: Path, options: LoadOptions) -> _Runtime:

@@ -1,0 +1,29 @@
+"""`python interrupted_generation.py`: starts a generation on the small embedded model that
+cannot end for a minute or more, prints "generating" once the runtime is on it, and on
+Ctrl-C leaves the way the `jurist` commands do."""
+
+import asyncio
+
+from jurist.cli._exit import exit_interrupted
+from jurist.llm import Request, generation_running, get_model
+
+# The grammar holds the model to three thousand numbers: thousands of tokens, no early stop.
+LONG = {"type": "array", "items": {"type": "integer"}, "minItems": 3000}
+
+
+async def main() -> None:
+    model = get_model("local:smollm2-135m")
+    request = Request.of("List numbers.", json_schema=LONG, max_tokens=7000)
+    generation = asyncio.ensure_future(model.complete(request))
+    # The runtime's worker thread sets the flag: there is no event in this loop to await.
+    while not generation_running():  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    print("generating", flush=True)
+    await generation
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        exit_interrupted("interrupted")
