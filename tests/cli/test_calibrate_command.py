@@ -3,6 +3,7 @@ statistics against the human scores, the files it writes, and --compare."""
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from jurist.cli import app
@@ -185,3 +186,62 @@ def test_ctrl_c_exits_130_saying_which_run_to_resume(tmp_path, monkeypatch):
         assert f"jurist {command[0]} {dataset} --rubric summarization" in said
         assert "--resume nightly" in said
         assert "Traceback" not in result.output
+
+
+def test_eval_with_a_rubric_applies_its_saved_alignment(tmp_path, use_model, monkeypatch):
+    from jurist import Judgment
+    from jurist.calibration import Alignment
+    from jurist.judges import RubricResult
+    from jurist.runner._calibrate import FittedAlignment
+    from jurist.settings import get_settings
+
+    data = tmp_path / "summaries.jsonl"
+    data.write_text(
+        "\n".join(
+            json.dumps({"id": f"s{i}", "output": f"Summary {i}.", "context": "An article."})
+            for i in range(3)
+        )
+    )
+    use_model(*[ServiceScript(quality={"coherence": 4}, lenient=True)] * 100)
+    database = ["--database", f"sqlite:///{tmp_path / 'store.sqlite3'}"]
+
+    def run(home: str, out: str) -> list[dict]:
+        monkeypatch.setenv("JURIST_HOME", str(tmp_path / home))
+        get_settings.cache_clear()
+        try:
+            result = runner.invoke(
+                app,
+                ["eval", str(data), "--judge", "rubric:summarization", "--out", out, *database],
+            )
+        finally:
+            get_settings.cache_clear()
+        assert result.exit_code in (0, 1), result.output
+        return [json.loads(line) for line in (tmp_path / out).read_text().splitlines()]
+
+    plain = run("plain-home", str(tmp_path / "plain.jsonl"))
+    assert all("aligned_coherence" not in row for row in plain)
+
+    saved = tmp_path / "aligned-home" / "alignments" / "summarization.coherence.json"
+    saved.parent.mkdir(parents=True)
+    linear = Alignment(
+        method="linear",
+        signals=["coherence.expected"],
+        intercept=0.5,
+        coefficients={"coherence.expected": 2.0},
+    )
+    fitted = FittedAlignment(
+        rubric="summarization",
+        dimension="coherence",
+        model="test",
+        dataset_sha256="0" * 64,
+        n=10,
+        alignment=linear,
+    )
+    saved.write_text(fitted.model_dump_json())
+    rows_ = run("aligned-home", str(tmp_path / "aligned.jsonl"))
+    for row in rows_:
+        result = RubricResult.from_judgment(Judgment.from_dict(row["judgment"]))
+        expected = {c.criterion_name: c.expected_score for c in result.criteria_results}
+        assert row["aligned_coherence"] == pytest.approx(0.5 + 2.0 * expected["coherence"])
+        # The verdict and score stay the rubric's own.
+        assert row["score"] == next(p["score"] for p in plain if p["item_id"] == row["item_id"])

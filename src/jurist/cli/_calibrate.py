@@ -211,8 +211,8 @@ def align_command(
     from jurist.calibration import DatasetError
     from jurist.rubrics import RubricError, get_rubric
     from jurist.runner import BarProgress
+    from jurist.runner._alignments import alignment_path
     from jurist.runner._calibrate import (
-        alignment_path,
         calibrate,
         calibration_dataset,
         fit_rubric_alignment,

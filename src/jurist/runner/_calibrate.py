@@ -19,10 +19,11 @@ from jurist.calibration import (
     load_dataset,
     ratings_report,
 )
-from jurist.core import Judgment, Status
+from jurist.core import BaseJudge, Context, Judgment, Status
 from jurist.judges import RubricJudge, RubricResult
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
+from jurist.runner._alignments import alignment_path
 from jurist.runner._data import dataset_from_rows
 from jurist.runner._engine import evaluate
 from jurist.runner._progress import Progress
@@ -225,13 +226,6 @@ class FittedAlignment(BaseModel):
     alignment: Alignment
 
 
-def alignment_path(rubric_id: str, dimension: str, settings: Settings | None = None) -> Path:
-    """Where the alignment of a rubric's dimension is kept: JURIST_HOME/alignments (the
-    built-in rubrics live in the installed package, which is no place to write)."""
-    home = (settings or get_settings()).home
-    return home / "alignments" / f"{rubric_id}.{dimension}.json"
-
-
 def fit_rubric_alignment(
     calibration: Calibration,
     dataset: Dataset,
@@ -287,13 +281,45 @@ def aligned_scores(
 ) -> dict[str, dict[str, float | None]]:
     """Per item, each aligned dimension's score on the human scale (None when the item
     errored or lacks a signal the alignment needs)."""
-    scores: dict[str, dict[str, float | None]] = {}
-    for item_id, judgment in run.judgments.items():
+    return {
+        item_id: _aligned(item_signals(judgment), alignments)
+        for item_id, judgment in run.judgments.items()
+    }
+
+
+def _aligned(
+    signals: Mapping[str, float] | None, alignments: Mapping[str, FittedAlignment]
+) -> dict[str, float | None]:
+    row: dict[str, float | None] = {}
+    for dimension, fitted in alignments.items():
+        usable = signals is not None and all(n in signals for n in fitted.alignment.signals)
+        row[dimension] = fitted.alignment.apply(signals) if usable and signals else None
+    return row
+
+
+class AlignedJudge(BaseJudge):
+    """A rubric judge whose judgments also carry, in `metadata["aligned"]`, the score on the
+    human scale of each saved alignment of the rubric (None where the judgment lacks a
+    signal the alignment needs). The verdict and score stay the rubric's own."""
+
+    def __init__(self, judge: RubricJudge, alignments: Mapping[str, FittedAlignment]) -> None:
+        super().__init__(judge.name, judge.description)
+        self.kind = judge.kind
+        self.inner = judge
+        self.alignments = dict(alignments)
+
+    async def judge(self, ctx: Context) -> Judgment:
+        judgment = await self.inner.judge(ctx)
         signals = item_signals(judgment)
-        row: dict[str, float | None] = {}
-        for dimension, fitted in alignments.items():
-            needed = fitted.alignment.signals
-            usable = signals is not None and all(name in signals for name in needed)
-            row[dimension] = fitted.alignment.apply(signals) if usable and signals else None
-        scores[item_id] = row
-    return scores
+        if signals is None:
+            return judgment
+        aligned = _aligned(signals, self.alignments)
+        return judgment.evolve(metadata={**judgment.metadata, "aligned": aligned})
+
+
+def with_saved_alignments(
+    judge: RubricJudge, rubric_id: str, dimensions: Sequence[str], settings: Settings | None = None
+) -> AlignedJudge:
+    """`judge` with the saved alignments of `dimensions` applied to its judgments."""
+    found = {d: load_alignment(rubric_id, d, settings) for d in dimensions}
+    return AlignedJudge(judge, {d: fitted for d, fitted in found.items() if fitted is not None})

@@ -192,8 +192,14 @@ class RunResult:
         )
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat row per item: the COLUMNS."""
+        """One flat row per item: the COLUMNS, then `aligned_DIMENSION` for each dimension
+        a saved alignment scored (`jurist align`)."""
         return [_row(item_id, self.judge, j) for item_id, j in self.judgments.items()]
+
+    def columns(self) -> list[str]:
+        """The COLUMNS, and the aligned dimensions' columns any item has."""
+        aligned = sorted({key for row in self.rows() for key in row if key not in COLUMNS})
+        return [*COLUMNS, *aligned]
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame of `rows()` (pandas is in the `dataframes` extra)."""
@@ -203,7 +209,7 @@ class RunResult:
             raise ImportError(
                 "RunResult.to_pandas needs pandas: pip install 'jurist[dataframes]'"
             ) from exc
-        return pandas.DataFrame(self.rows(), columns=list(COLUMNS))
+        return pandas.DataFrame(self.rows(), columns=self.columns())
 
     def to_jsonl(self, target: str | Path | IO[str]) -> None:
         """One JSON object per item: the COLUMNS plus the whole `judgment`."""
@@ -213,9 +219,9 @@ class RunResult:
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
     def to_csv(self, target: str | Path | IO[str]) -> None:
-        """The COLUMNS, with a header; an unknown value is an empty cell."""
+        """The `columns()`, with a header; an unknown value is an empty cell."""
         with _opened(target) as out:
-            writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+            writer = csv.DictWriter(out, fieldnames=self.columns(), lineterminator="\n")
             writer.writeheader()
             writer.writerows(self.rows())
 
@@ -236,7 +242,15 @@ def _row(item_id: str, judge: str, judgment: Judgment) -> dict[str, Any]:
         "output_tokens": usage.output_tokens if usage else 0,
         "cost_usd": usage.cost_usd if usage else None,
         "latency_ms": usage.latency_ms if usage else None,
+        **_aligned_columns(judgment),
     }
+
+
+def _aligned_columns(judgment: Judgment) -> dict[str, float | None]:
+    aligned = judgment.metadata.get("aligned")
+    if not isinstance(aligned, Mapping):
+        return {}
+    return {f"aligned_{dimension}": value for dimension, value in aligned.items()}
 
 
 def _natural(item_id: str) -> tuple[int, int, str]:
