@@ -181,6 +181,76 @@ audit_log = sa.Table(
 )
 
 
+# The autonomous judge system: judges' reputations with every move of their scores, and
+# improvement cycles with the messages exchanged in them, numbered in order. A reputation
+# event's cycle_id is not a foreign key: tournaments move scores outside any stored cycle.
+
+reputations = sa.Table(
+    "reputations",
+    metadata,
+    sa.Column("judge_id", sa.String(200), primary_key=True),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("metrics", _JSON, nullable=False),
+    _timestamp("updated_at"),
+)
+
+reputation_events = sa.Table(
+    "reputation_events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "judge_id",
+        sa.String(200),
+        sa.ForeignKey("reputations.judge_id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("event", sa.String(40), nullable=False),
+    sa.Column("delta", sa.Float, nullable=False),
+    sa.Column("before", sa.Float, nullable=False),
+    sa.Column("after", sa.Float, nullable=False),
+    sa.Column("cycle_id", sa.String(200), index=True),  # a cycle's or a tournament's id
+    sa.Column("note", sa.Text, nullable=False),
+    _timestamp("at"),
+)
+
+cycles = sa.Table(
+    "cycles",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("name", sa.String(200), unique=True),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("spec", _JSON, nullable=False),
+    sa.Column("state", _OPTIONAL_JSON),
+    sa.Column("halted_reason", sa.Text),
+    _timestamp("created_at"),
+    _timestamp("updated_at"),
+    sa.Index(None, "created_at"),
+)
+
+cycle_events = sa.Table(
+    "cycle_events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "cycle_id",
+        sa.String(32),
+        sa.ForeignKey("cycles.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("seq", sa.Integer, nullable=False),  # 1, 2, ... within the cycle
+    sa.Column("stage", sa.String(40), nullable=False),
+    sa.Column("kind", sa.String(40), nullable=False),
+    sa.Column("message", _JSON, nullable=False),
+    sa.Column("input_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("output_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("cost_usd", sa.Float),
+    _timestamp("at"),
+    # Also the index a cycle's events are read by.
+    sa.UniqueConstraint("cycle_id", "seq"),
+)
+
+
 def include_name(name: str | None, type_: str, _parents: object) -> bool:
     """Alembic's filter of reflected names: the full-text index and the version table are
     made outside `metadata`, so schema comparisons leave them out."""

@@ -1,0 +1,121 @@
+"""The cases a prompt is improved on: what the model under test is given, split once into
+the cases the rewriter sees and the held-back cases a change is accepted on."""
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from jurist.core import Usage
+from jurist.llm import ErrorKind, Model, ModelError, Request
+
+
+class CasesError(ValueError):
+    """A cases file that cannot be used, with the line and field at fault."""
+
+
+class Case(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str = Field(min_length=1)
+    input: str
+    reference: str | None = None
+
+    @field_validator("input")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("blank: give the text the model under test is sent")
+        return value
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    """A JSONL file of cases (`id`, `input`, optional `reference`); an id defaults to the
+    line number. Errors name the file, the line and the field."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CasesError(f"{path}: cannot be read: {exc}") from exc
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CasesError(f"{path}:{number}: not JSON: {exc.msg}") from exc
+        if not isinstance(data, dict):
+            raise CasesError(f"{path}:{number}: a case is a JSON object")
+        data.setdefault("id", str(number))
+        data["id"] = str(data["id"])
+        try:
+            case = Case.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "case"
+            raise CasesError(f"{path}:{number}: {field}: {first['msg']}") from exc
+        if case.id in seen:
+            raise CasesError(f"{path}:{number}: id {case.id!r} repeats line {seen[case.id]}")
+        seen[case.id] = number
+        cases.append(case)
+    if len(cases) < 2:
+        raise CasesError(
+            f"{path}: {len(cases)} case(s); at least 2 are needed (some to rewrite on, some "
+            "held back to accept on)"
+        )
+    return cases
+
+
+def split_cases(cases: Sequence[Case], holdout: float = 0.5) -> tuple[list[Case], list[Case]]:
+    """(cases the rewriter sees, held-back cases). The split depends only on the ids (a
+    hash orders them), so a resumed cycle and a rerun hold back the same cases; each side
+    gets at least one."""
+    if not 0.0 < holdout < 1.0:
+        raise ValueError(f"holdout must lie strictly between 0 and 1, got {holdout}")
+    if len(cases) < 2:
+        raise ValueError(f"cases: {len(cases)} given; at least 2 are needed")
+    ordered = sorted(cases, key=lambda c: hashlib.sha256(c.id.encode()).hexdigest())
+    held = min(len(ordered) - 1, max(1, round(len(ordered) * holdout)))
+    return ordered[held:], ordered[:held]
+
+
+@dataclass(frozen=True)
+class TargetOutput:
+    """What the model under test answered to one case under one prompt (or why it did not)."""
+
+    case_id: str
+    output: str
+    usage: Usage
+    error: str | None = None
+
+
+async def run_prompt(
+    prompt: str,
+    cases: Sequence[Case],
+    model: Model,
+    *,
+    max_tokens: int = 300,
+    concurrency: int = 4,
+) -> list[TargetOutput]:
+    """The model under test answers every case with `prompt` as its system prompt. A failed
+    call is kept as an output with its error (and scores nothing), never dropped."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(case: Case) -> TargetOutput:
+        request = Request.of(case.input, system=prompt, max_tokens=max_tokens, seed=0)
+        async with gate:
+            try:
+                response = await model.complete(request)
+            except ModelError as exc:
+                if exc.kind is ErrorKind.BUDGET:  # the cycle halts on it; an answer cannot
+                    raise
+                return TargetOutput(case.id, "", Usage(), f"{exc.kind}: {exc}")
+        return TargetOutput(case.id, response.text, response.usage)
+
+    return list(await asyncio.gather(*(one(case) for case in cases)))

@@ -1,0 +1,532 @@
+"""The five roles of the autonomous judge system: each turns a request message into a reply.
+
+A role is configured with a model (a `Model`, a spec string, or None for the configured
+default, resolved on first use) and its own prompt template
+(`jurist/prompts/templates/autonomy_<role>.j2`). `await role.handle(message)` checks the
+message is a request of the type the role handles (else `MessageError`), asks the model for
+a JSON answer under a schema, checks the answer, and returns the reply message with the
+calls' usage in its payload. Whatever keeps a role from answering is a `RoleFailure` whose
+`cause` says why: the model failed, its answer could not be read, the budget refused the
+call, or (for the rewriter) the answer broke the request's constraints.
+
+Prompts and answers are kept short: the default model is a small local one with an 8k
+context, so long inputs are cut and every answer field and list is bounded.
+"""
+
+import asyncio
+import dataclasses
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, JsonValue, ValidationError
+
+from jurist.autonomy._messages import (
+    HANDLING_ROLE,
+    Analysis,
+    AnalyzeRequest,
+    Challenge,
+    ChallengeRequest,
+    EvaluateRequest,
+    Evaluation,
+    JudgeMessage,
+    MessageError,
+    MessageKind,
+    MessageType,
+    ReplyPayload,
+    Review,
+    ReviewDecision,
+    ReviewRequest,
+    Rewrite,
+    RewriteRequest,
+    Role,
+    error_path,
+    reply_to,
+)
+from jurist.core import Context, Judgment, Status, Usage, normalize, run_judge
+from jurist.core._jsonsafe import to_json_text
+from jurist.judges import CriterionJudge
+from jurist.judges._common import shorten
+from jurist.judges._model import ModelRef, request_for
+from jurist.judges._reading import Unreadable, closed_object_schema, json_object
+from jurist.llm import ErrorKind, Model, ModelError, ModelWrapper, Request, Response
+from jurist.prompts import PromptTemplate
+
+T = TypeVar("T", bound=BaseModel)
+
+# Bounds on what goes into a prompt and what comes out, for a small model's 8k context.
+EXCERPT_CHARS = 1200  # each sample response or case shown to a role
+MAX_SAMPLES = 3  # sample responses or cases shown
+SHORT_TEXT = 240  # a sentence: a root cause, a rationale, a reason
+ITEM_TEXT = 160  # one hypothesis, suggestion or finding
+LABEL_TEXT = 60  # a failure type or a technique name
+MAX_ITEMS = 3  # hypotheses, suggestions, techniques
+MAX_FINDINGS = 5
+FAILING_P_YES = 0.5  # a criterion with P(yes) below this has failed
+
+
+class FailureCause(StrEnum):
+    MODEL_ERROR = "model_error"
+    UNPARSEABLE = "unparseable"
+    BUDGET = "budget"
+    CONSTRAINT_VIOLATION = "constraint_violation"
+
+
+class RoleFailure(Exception):
+    """A role could not answer. `usage` is what the calls cost before it gave up (None when
+    no call finished), so the loop can still account for it."""
+
+    def __init__(
+        self,
+        role: Role,
+        cause: FailureCause | str,
+        detail: str,
+        *,
+        usage: Usage | None = None,
+    ) -> None:
+        self.role = Role(role)
+        self.cause = FailureCause(cause)
+        self.detail = detail
+        self.usage = usage
+        super().__init__(f"the {self.role.value} failed ({self.cause.value}): {detail}")
+
+
+class ConstraintViolation(RoleFailure):
+    """An answer that breaks a constraint of the request: `field` names the constraint
+    (e.g. "payload.constraints.max_length_change")."""
+
+    def __init__(self, role: Role, field: str, detail: str, *, usage: Usage | None = None) -> None:
+        super().__init__(role, FailureCause.CONSTRAINT_VIOLATION, detail, usage=usage)
+        self.field = field
+
+
+def _cause(kind: ErrorKind) -> FailureCause:
+    if kind is ErrorKind.BUDGET:
+        return FailureCause.BUDGET
+    if kind is ErrorKind.UNPARSEABLE:
+        return FailureCause.UNPARSEABLE
+    return FailureCause.MODEL_ERROR
+
+
+def _model_failure(role: Role, exc: ModelError) -> RoleFailure:
+    return RoleFailure(role, _cause(exc.kind), f"the model failed ({exc.kind.value}): {exc.cause}")
+
+
+class _Bounded(ModelWrapper):
+    """Gives every request the message's timeout and, when set, the role's temperature. The
+    evaluator's criterion judges build their own requests; this is how they get both."""
+
+    def __init__(self, inner: Model, *, timeout_s: float, temperature: float | None) -> None:
+        super().__init__(inner)
+        self.timeout_s = timeout_s
+        self.temperature = temperature
+
+    async def complete(self, request: Request) -> Response:
+        changes: dict[str, Any] = {"timeout_s": self.timeout_s}
+        if self.temperature is not None:
+            changes["temperature"] = self.temperature
+        return await self.inner.complete(dataclasses.replace(request, **changes))
+
+
+def _string(max_length: int) -> JsonValue:
+    return {"type": "string", "minLength": 1, "maxLength": max_length}
+
+
+def _strings(max_length: int, max_items: int, *, min_items: int = 0) -> JsonValue:
+    return {
+        "type": "array",
+        "items": _string(max_length),
+        "minItems": min_items,
+        "maxItems": max_items,
+    }
+
+
+def _enum(values: Sequence[str]) -> JsonValue:
+    return {"type": "string", "enum": list(values)}
+
+
+def _excerpts(texts: Sequence[str]) -> list[str]:
+    return [shorten(text, EXCERPT_CHARS) for text in texts[:MAX_SAMPLES]]
+
+
+class JudgeRole(ABC):
+    """What the five roles share: a lazily resolved model, a template, the system prompt,
+    the request checks and the one structured call."""
+
+    role: ClassVar[Role]
+    default_template: ClassVar[str]
+    default_max_tokens: ClassVar[int]
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        sender_id: str | None = None,
+        template: PromptTemplate | str | Path | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> None:
+        if sender_id is not None and not sender_id.strip():
+            raise ValueError("sender_id must not be blank")
+        if max_tokens is not None and max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
+        if temperature is not None and not 0.0 <= temperature <= 2.0:
+            raise ValueError(f"temperature must lie in 0..2, not {temperature}")
+        self.model = ModelRef(model)
+        self.sender_id = sender_id or self.role.value
+        self.template = PromptTemplate.of(template or self.default_template)
+        self.system = PromptTemplate.named("system")
+        self.max_tokens = max_tokens or self.default_max_tokens
+        self._given_max_tokens = max_tokens
+        self.temperature = temperature
+
+    @property
+    def handles(self) -> MessageType:
+        """The type of request this role answers."""
+        return next(kind for kind, role in HANDLING_ROLE.items() if role is self.role)
+
+    @abstractmethod
+    async def handle(self, message: JudgeMessage) -> JudgeMessage:
+        """The reply to `message`: a request of the type this role handles."""
+
+    def _accept(self, message: JudgeMessage, model: type[T]) -> T:
+        if message.kind is not MessageKind.REQUEST:
+            raise MessageError(
+                "kind", f"is {message.kind.value!r}: the {self.role.value} answers requests"
+            )
+        if message.request.type is not self.handles:
+            raise MessageError(
+                "request.type",
+                f"is {message.request.type.value!r}: the {self.role.value} answers "
+                f"{self.handles.value!r} requests",
+            )
+        payload = message.payload
+        if not isinstance(payload, model):  # a validated message cannot get here
+            raise MessageError("payload", f"is not {model.__name__}")
+        return payload
+
+    def _reply(self, message: JudgeMessage, payload: ReplyPayload) -> JudgeMessage:
+        return reply_to(message, self.sender_id, self.role, payload)
+
+    async def _ask(
+        self,
+        message: JudgeMessage,
+        variables: Mapping[str, Any],
+        schema: dict[str, JsonValue],
+        *,
+        max_tokens: int | None = None,
+    ) -> tuple[Mapping[str, Any], Usage]:
+        """The model's JSON answer to the rendered template, and what the call cost."""
+        prompt = self.template.render(None, **variables)
+        system = self.system.render()
+        try:
+            model = self.model.get()
+            request = request_for(
+                prompt,
+                model,
+                system=system,
+                json_schema=schema,
+                wants_logprobs=False,
+                max_tokens=max_tokens or self.max_tokens,
+                temperature=self.temperature,
+            )
+            request = dataclasses.replace(request, timeout_s=message.request.timeout_seconds)
+            response = await model.complete(request)
+        except ModelError as exc:
+            raise _model_failure(self.role, exc) from exc
+        try:
+            return json_object(response), response.usage
+        except Unreadable as exc:
+            raise RoleFailure(
+                self.role,
+                FailureCause.UNPARSEABLE,
+                f"the answer holds no JSON object: {exc}",
+                usage=response.usage,
+            ) from exc
+
+    def _read(self, model: type[T], answer: Mapping[str, Any], usage: Usage) -> T:
+        """The reply payload from the model's answer; an answer that does not fit is
+        unparseable, named by the field at fault."""
+        try:
+            return model.model_validate({**answer, "usage": usage})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise RoleFailure(
+                self.role,
+                FailureCause.UNPARSEABLE,
+                f"the answer's {error_path(error['loc'])}: {error['msg']}",
+                usage=usage,
+            ) from exc
+
+
+class Evaluator(JudgeRole):
+    """Scores a response against each criterion: the criterion's value is P(yes) from a
+    `CriterionJudge` (token probabilities when the model has them, else its stated answer
+    and confidence); the score is their weighted mean; a criterion fails below P(yes) 0.5.
+    The criteria are judged concurrently. A criterion that could not be judged fails the
+    whole evaluation (an unknown is not a low score)."""
+
+    role = Role.EVALUATOR
+    default_template = "autonomy_evaluator"
+    default_max_tokens = 120  # CriterionJudge bounds its own answer; this goes unused
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        sender_id: str | None = None,
+        template: PromptTemplate | str | Path | None = None,
+        temperature: float | None = None,
+        reason_first: bool = False,
+    ) -> None:
+        super().__init__(model, sender_id=sender_id, template=template, temperature=temperature)
+        self.reason_first = reason_first
+
+    async def handle(self, message: JudgeMessage) -> JudgeMessage:
+        request = self._accept(message, EvaluateRequest)
+        try:
+            model = self.model.get()
+        except ModelError as exc:
+            raise _model_failure(self.role, exc) from exc
+        bounded = _Bounded(
+            model, timeout_s=message.request.timeout_seconds, temperature=self.temperature
+        )
+        ctx = Context(request.prompt, output=request.response, metadata=request.context)
+        judges = [
+            CriterionJudge(
+                criterion.description,
+                bounded,
+                reason_first=self.reason_first,
+                template=self.template,
+                name=f"{self.sender_id}:{criterion.name}",
+            )
+            for criterion in request.criteria
+        ]
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_judge(judge, ctx)) for judge in judges]
+        results = [task.result() for task in tasks]
+        usage = Usage.total(result.usage for result in results) or Usage()
+        per_criterion: dict[str, float] = {}
+        for criterion, result in zip(request.criteria, results, strict=True):
+            per_criterion[criterion.name] = self._p_yes(criterion.name, result, usage)
+        weights = sum(criterion.weight for criterion in request.criteria)
+        score = (
+            sum(criterion.weight * per_criterion[criterion.name] for criterion in request.criteria)
+            / weights
+        )
+        evaluation = Evaluation(
+            score=min(max(score, 0.0), 1.0),  # rounding may step a hair outside
+            per_criterion=per_criterion,
+            failed_criteria=[
+                name for name, p_yes in per_criterion.items() if p_yes < FAILING_P_YES
+            ],
+            usage=usage,
+        )
+        return self._reply(message, evaluation)
+
+    def _p_yes(self, name: str, result: Judgment, usage: Usage) -> float:
+        if result.status not in (Status.PASS, Status.FAIL):
+            cause = str(result.metadata.get("cause", ""))
+            known = {FailureCause.BUDGET.value, FailureCause.UNPARSEABLE.value}
+            raise RoleFailure(
+                self.role,
+                cause if cause in known else FailureCause.MODEL_ERROR,
+                f"criterion {name!r} could not be judged: {result.reasoning}",
+                usage=usage,
+            )
+        p_yes = result.metadata.get("p_yes")
+        if isinstance(p_yes, int | float) and math.isfinite(p_yes):
+            return float(p_yes)
+        if result.score is None:
+            raise RoleFailure(
+                self.role,
+                FailureCause.UNPARSEABLE,
+                f"criterion {name!r}: the judgment has neither P(yes) nor a score",
+                usage=usage,
+            )
+        # Stated answer without a confidence: yes is 1, no is 0.
+        return normalize(result.score)
+
+
+class Analyst(JudgeRole):
+    """Says why a prompt falls short: a failure type, a root cause, alternative hypotheses
+    and concrete suggestions, from the prompt, a few of its responses and their evaluation."""
+
+    role = Role.ANALYST
+    default_template = "autonomy_analyst"
+    default_max_tokens = 400
+
+    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
+        {
+            "failure_type": _string(LABEL_TEXT),
+            "root_cause": _string(SHORT_TEXT),
+            "hypotheses": _strings(ITEM_TEXT, MAX_ITEMS, min_items=1),
+            "suggestions": _strings(ITEM_TEXT, MAX_ITEMS, min_items=1),
+        }
+    )
+
+    async def handle(self, message: JudgeMessage) -> JudgeMessage:
+        request = self._accept(message, AnalyzeRequest)
+        evaluation = request.evaluation
+        answer, usage = await self._ask(
+            message,
+            {
+                "prompt": request.prompt,
+                "responses": _excerpts(request.responses),
+                "score": f"{evaluation.score:.2f}",
+                "failed_criteria": list(evaluation.failed_criteria),
+                "per_criterion": [
+                    {"name": name, "score": f"{value:.2f}"}
+                    for name, value in evaluation.per_criterion.items()
+                ],
+                "hypothesis_space": list(request.hypothesis_space),
+                "max_items": MAX_ITEMS,
+            },
+            self.SCHEMA,
+        )
+        return self._reply(message, self._read(Analysis, answer, usage))
+
+
+class Rewriter(JudgeRole):
+    """Writes an improved prompt from an analysis. The length bound is checked here, after
+    the model answers: a prompt longer than `max_length_change` times the current one, or
+    shorter than the current one divided by it, is a `ConstraintViolation`.
+    `preserve_intent` is asked of the model, and its claim reported in `intent_preserved`,
+    not checked. Without `max_tokens`, the answer may hold the longest prompt allowed."""
+
+    role = Role.REWRITER
+    default_template = "autonomy_rewriter"
+    default_max_tokens = 600
+    # Room for the answer's other fields around the prompt, in tokens.
+    ANSWER_OVERHEAD_TOKENS: ClassVar[int] = 160
+
+    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
+        {
+            "improved_prompt": {"type": "string", "minLength": 1},
+            "techniques_used": _strings(LABEL_TEXT, MAX_ITEMS),
+            "rationale": {"type": "string", "maxLength": SHORT_TEXT},
+            "intent_preserved": {"type": "boolean"},
+        }
+    )
+
+    async def handle(self, message: JudgeMessage) -> JudgeMessage:
+        request = self._accept(message, RewriteRequest)
+        current = request.current_prompt.strip()
+        change = request.constraints.max_length_change
+        min_chars = math.ceil(len(current) / change)
+        max_chars = math.floor(len(current) * change)
+        # About three characters a token, so the longest prompt allowed fits the answer.
+        needed = self.ANSWER_OVERHEAD_TOKENS + math.ceil(max_chars / 3)
+        answer, usage = await self._ask(
+            message,
+            {
+                "prompt": request.current_prompt,
+                "failure_type": request.analysis.failure_type,
+                "root_cause": request.analysis.root_cause,
+                "suggestions": list(request.analysis.suggestions),
+                "techniques": list(request.techniques_to_try),
+                "preserve_intent": request.constraints.preserve_intent,
+                "min_chars": min_chars,
+                "max_chars": max_chars,
+            },
+            self.SCHEMA,
+            max_tokens=self._given_max_tokens or max(self.max_tokens, needed),
+        )
+        improved = answer.get("improved_prompt")
+        if isinstance(improved, str):
+            answer = {**answer, "improved_prompt": improved.strip()}
+            if improved.strip():
+                self._check_length(improved.strip(), current, change, usage)
+        return self._reply(message, self._read(Rewrite, answer, usage))
+
+    def _check_length(self, improved: str, current: str, change: float, usage: Usage) -> None:
+        ratio = len(improved) / len(current)
+        if ratio > change or ratio < 1.0 / change:
+            raise ConstraintViolation(
+                self.role,
+                "payload.constraints.max_length_change",
+                f"the improved prompt has {len(improved)} characters, {ratio:.2f} times the "
+                f"current prompt's {len(current)}; the limit is {change:g} times either way",
+                usage=usage,
+            )
+
+
+class Adversarial(JudgeRole):
+    """Looks for edge cases, ambiguities and ways to game a prompt and its criteria; finds
+    at most five, and may find none."""
+
+    role = Role.ADVERSARIAL
+    default_template = "autonomy_adversarial"
+    default_max_tokens = 500
+
+    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
+        {
+            "findings": {
+                "type": "array",
+                "items": closed_object_schema(
+                    {
+                        "kind": _enum(["edge_case", "ambiguity", "gaming"]),
+                        "description": _string(ITEM_TEXT),
+                        "severity": _enum(["low", "medium", "high"]),
+                    }
+                ),
+                "maxItems": MAX_FINDINGS,
+            }
+        }
+    )
+
+    async def handle(self, message: JudgeMessage) -> JudgeMessage:
+        request = self._accept(message, ChallengeRequest)
+        answer, usage = await self._ask(
+            message,
+            {
+                "prompt": request.prompt,
+                "criteria": [
+                    {"name": criterion.name, "description": criterion.description}
+                    for criterion in request.criteria
+                ],
+                "cases": _excerpts(request.cases),
+                "max_findings": MAX_FINDINGS,
+            },
+            self.SCHEMA,
+        )
+        return self._reply(message, self._read(Challenge, answer, usage))
+
+
+class Meta(JudgeRole):
+    """Decides whether an improvement cycle goes on (continue), stops (halt) or needs a
+    person (escalate), from the scores so far, the proposal, the findings and the spend."""
+
+    role = Role.META
+    default_template = "autonomy_meta"
+    default_max_tokens = 150
+
+    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
+        {
+            "decision": _enum([decision.value for decision in ReviewDecision]),
+            "reason": _string(SHORT_TEXT),
+        }
+    )
+
+    async def handle(self, message: JudgeMessage) -> JudgeMessage:
+        request = self._accept(message, ReviewRequest)
+        answer, usage = await self._ask(
+            message,
+            {
+                "iteration": request.iteration,
+                "max_iterations": message.constraints.max_iterations,
+                "scores": [f"{score:.2f}" for score in request.scores],
+                "proposal": shorten(request.proposal, EXCERPT_CHARS),
+                "findings": request.findings,
+                "cost_usd": f"{request.cost_usd:.4f}",
+                "max_cost_usd": f"{message.constraints.max_cost_usd:.4f}",
+                "stages": shorten(to_json_text(request.stages), EXCERPT_CHARS)
+                if request.stages
+                else "",
+            },
+            self.SCHEMA,
+        )
+        return self._reply(message, self._read(Review, answer, usage))
