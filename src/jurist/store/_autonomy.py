@@ -12,26 +12,20 @@ ValueError naming the field, a record that does not exist a LookupError, and a d
 failure a `StoreError` (a taken cycle name a `DuplicateRecordError`).
 """
 
-import asyncio
-import contextlib
 import math
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from pydantic import BaseModel
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from jurist.core import Usage, to_json_safe
-from jurist.settings import Settings
-from jurist.store._engine import writer
-from jurist.store._handle import DATABASE_ERRORS, EngineHandle, database_failure, migrated_engine
+from jurist.store._handle import Transactional
 from jurist.store._records import new_id
 from jurist.store._tables import cycle_events, cycles, reputation_events
 
@@ -95,23 +89,9 @@ class StoredCycleEvent:
         )
 
 
-class AutonomyStore(EngineHandle):
+class AutonomyStore(Transactional):
     """Reputations and cycles. `AutonomyStore(engine)` uses a migrated engine it does not
     own; `await AutonomyStore.open(url)` makes, migrates and owns one."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        super().__init__(engine)
-        # SQLite has one writer at a time: this process's writers queue here, in order,
-        # rather than race for the file lock (as in RecordStore).
-        self._write_turn: asyncio.Lock | None = (
-            asyncio.Lock() if engine.dialect.name == "sqlite" else None
-        )
-
-    @classmethod
-    async def open(cls, url: str | URL | None = None, settings: Settings | None = None) -> Self:
-        """The store at `url` (default: the store JURIST_DATABASE_URL names, else SQLite
-        under JURIST_HOME), the schema migrated."""
-        return cls(await migrated_engine(url, settings)).owning()
 
     # --- reputations ----------------------------------------------------------------------
 
@@ -362,27 +342,6 @@ class AutonomyStore(EngineHandle):
             )
             for row in rows
         ]
-
-    # --- transactions ---------------------------------------------------------------------
-
-    @asynccontextmanager
-    async def _reading(self, action: str) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self._engine.connect() as connection:
-                yield connection
-        except DATABASE_ERRORS as exc:
-            raise database_failure(action, self._engine.url, exc) from exc
-
-    @asynccontextmanager
-    async def _writing(self, action: str) -> AsyncIterator[AsyncConnection]:
-        async with contextlib.AsyncExitStack() as turn:
-            if self._write_turn is not None:
-                await turn.enter_async_context(self._write_turn)
-            try:
-                async with writer(self._engine).begin() as connection:
-                    yield connection
-            except DATABASE_ERRORS as exc:
-                raise database_failure(action, self._engine.url, exc) from exc
 
 
 def _check_chain(reputation: "Reputation", changes: Sequence["ReputationChange"]) -> None:

@@ -10,30 +10,18 @@ database failure is a `StoreError` naming the database (never its password), cha
 driver's error; a key that is taken already is a `DuplicateRecordError`.
 """
 
-import asyncio
-import contextlib
 import math
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Self
 
 import sqlalchemy as sa
-from sqlalchemy.engine import URL
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from jurist.core import Judgment, Status, normalize, to_json_safe
-from jurist.settings import Settings
-from jurist.store._engine import writer
 from jurist.store._errors import StoreError
-from jurist.store._handle import (
-    DATABASE_ERRORS,
-    EngineHandle,
-    database_failure,
-    migrated_engine,
-)
+from jurist.store._handle import Transactional
 
 # `judgments` is save_validation's parameter.
 from jurist.store._tables import audit_log, runs, validations
@@ -282,24 +270,9 @@ class StoredRun:
     updated_at: datetime
 
 
-class RecordStore(EngineHandle):
+class RecordStore(Transactional):
     """The service's records. `RecordStore(engine)` uses a migrated engine it does not own;
     `await RecordStore.open(url)` makes, migrates and owns one."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        super().__init__(engine)
-        # SQLite has one writer at a time. Writers of this process queue here, in order,
-        # instead of racing for the file lock and backing off (measured with wrk: P99 1.4 s
-        # without the queue, 0.14 s with it). Other processes still wait on the busy timeout.
-        self._write_turn: asyncio.Lock | None = (
-            asyncio.Lock() if engine.dialect.name == "sqlite" else None
-        )
-
-    @classmethod
-    async def open(cls, url: str | URL | None = None, settings: Settings | None = None) -> Self:
-        """The records at `url` (default: the store JURIST_DATABASE_URL names, else SQLite
-        under JURIST_HOME), the schema migrated."""
-        return cls(await migrated_engine(url, settings)).owning()
 
     async def ping(self) -> None:
         """Return when the database answers; raise `StoreError` with the cause when not."""
@@ -497,25 +470,6 @@ class RecordStore(EngineHandle):
         async with self._reading(f"read the judgments of run {run_id}") as connection:
             rows = (await connection.execute(statement)).mappings().all()
         return [StoredJudgment(**{**row, "created_at": _utc(row["created_at"])}) for row in rows]
-
-    @asynccontextmanager
-    async def _reading(self, action: str) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self._engine.connect() as connection:
-                yield connection
-        except DATABASE_ERRORS as exc:
-            raise database_failure(action, self._engine.url, exc) from exc
-
-    @asynccontextmanager
-    async def _writing(self, action: str) -> AsyncIterator[AsyncConnection]:
-        async with contextlib.AsyncExitStack() as turn:
-            if self._write_turn is not None:
-                await turn.enter_async_context(self._write_turn)
-            try:
-                async with writer(self._engine).begin() as connection:
-                    yield connection
-            except DATABASE_ERRORS as exc:
-                raise database_failure(action, self._engine.url, exc) from exc
 
 
 def _validation_row(record: ValidationRecord, created_at: datetime) -> dict[str, Any]:
