@@ -261,3 +261,21 @@ async def test_the_meta_judge_can_halt_a_failing_cycle(store):
     meta = await store.get_reputation("meta@test:judge")
     assert meta is not None
     assert meta.score == pytest.approx(0.505)  # its halt agreed with the rejection
+
+
+async def test_the_rewriter_is_shown_the_proposals_already_rejected(store):
+    world = World(rewrite=SAME)
+    judge_requests: list[Request] = []
+    models = world.models()
+    recorded = models.judge
+
+    def watch(request: Request) -> Response:
+        judge_requests.append(request)
+        return world.judge(request)
+
+    recorded.script = [watch] * 500
+    await start_cycle(spec(max_iterations=2), store, models=models)
+    rewrites = [r for r in judge_requests if "improved_prompt" in str(r.json_schema)]
+    assert len(rewrites) == 2
+    assert "Already tried and rejected" not in rewrites[0].messages[-1].content
+    assert SAME in rewrites[1].messages[-1].content.split("Already tried and rejected")[1]

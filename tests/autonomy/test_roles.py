@@ -289,14 +289,19 @@ async def test_a_model_error_becomes_a_role_failure_with_its_cause(kind, cause):
 CURRENT = "Describe copper in a few words."  # 31 characters
 
 
-def rewrite(max_length_change: float = 1.5) -> JudgeMessage:
+def rewrite(
+    max_length_change: float = 1.5, slack: int = 0, rejected: tuple[str, ...] = ()
+) -> JudgeMessage:
     return message(
         MessageType.REWRITE,
         RewriteRequest(
             current_prompt=CURRENT,
             analysis=ANALYSIS,
-            constraints=RewriteConstraints(max_length_change=max_length_change),
+            constraints=RewriteConstraints(
+                max_length_change=max_length_change, length_slack_chars=slack
+            ),
             techniques_to_try=["explicit_instruction"],
+            rejected=list(rejected),
         ),
     )
 
@@ -331,13 +336,13 @@ async def test_the_rewriter_returns_the_improved_prompt_within_the_length_bound(
 
 
 @pytest.mark.parametrize(
-    ("improved", "times"),
+    ("improved", "length"),
     [
-        ("Describe copper: its colour, uses, and history.", "1.52"),  # 47 characters
-        ("Copper?", "0.23"),
+        ("Describe copper: its colour, uses, and history.", 47),
+        ("Copper?", 7),
     ],
 )
-async def test_a_rewrite_outside_the_length_bound_is_a_constraint_violation(improved, times):
+async def test_a_rewrite_outside_the_length_bound_is_a_constraint_violation(improved, length):
     model = ScriptedModel(script=[rewriter_answer(improved)])
     with pytest.raises(ConstraintViolation) as caught:
         await Rewriter(model).handle(rewrite())
@@ -345,8 +350,8 @@ async def test_a_rewrite_outside_the_length_bound_is_a_constraint_violation(impr
     assert isinstance(violation, RoleFailure)
     assert violation.cause is FailureCause.CONSTRAINT_VIOLATION
     assert violation.field == "payload.constraints.max_length_change"
-    assert f"{times} times" in violation.detail
-    assert "the limit is 1.5 times" in violation.detail
+    assert f"has {length} characters" in violation.detail
+    assert "allows 21 to 46" in violation.detail
     assert violation.usage is not None
     assert violation.usage.calls == 1
 
@@ -356,6 +361,19 @@ async def test_a_looser_bound_lets_a_longer_rewrite_through():
     model = ScriptedModel(script=[rewriter_answer(improved)])
     reply = await Rewriter(model).handle(rewrite(max_length_change=2.0))
     assert reply.payload.improved_prompt == improved
+
+
+async def test_a_short_prompt_may_grow_by_the_slack_and_rejected_attempts_are_shown():
+    improved = CURRENT + " Answer in three bullets, one use per line, each under ten words."
+    model = ScriptedModel(script=[rewriter_answer(improved), rewriter_answer(improved)])
+    reply = await Rewriter(model).handle(rewrite(slack=150, rejected=("Say copper.",)))
+    assert reply.payload.improved_prompt == improved
+    prompt = model.requests[0].messages[-1].content
+    assert "between 21 and 181 characters" in prompt
+    assert "Already tried and rejected" in prompt
+    assert "Say copper." in prompt
+    with pytest.raises(ConstraintViolation):
+        await Rewriter(model).handle(rewrite(slack=0))
 
 
 async def test_an_empty_rewrite_is_unparseable():

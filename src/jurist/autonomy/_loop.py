@@ -89,6 +89,7 @@ DEFAULT_HYPOTHESES = ("Ambiguous instructions", "Missing examples", "Conflicting
 # A role on the embedded model writes a few hundred tokens at a few tokens a second.
 ROLE_TIMEOUT_S = 300.0
 WORST_SHOWN = 3  # answers shown to the analyst
+SHOWN_REJECTED = 3  # earlier rejected proposals shown to the rewriter
 
 
 class CycleSpec(BaseModel):
@@ -132,6 +133,7 @@ class LoopState(BaseModel):
     score: float | None = None  # held-out score of the current prompt
     governance: CycleState = Field(default_factory=CycleState)
     successes: int = 0
+    rejected: list[str] = Field(default_factory=list)  # proposals the held-back cases refused
     pending: Pending | None = None
     seconds: float = 0.0
 
@@ -243,6 +245,8 @@ async def approve_cycle(
     if approve:
         update |= {"prompt": pending.prompt, "score": pending.new_score}
         update["successes"] = state.successes + 1
+    else:
+        update["rejected"] = [*state.rejected, pending.prompt]
     state = state.model_copy(update=update)
     await store.update_cycle(stored.id, CycleStatus.RUNNING, state.model_dump(mode="json"))
     found = await store.get_cycle(stored.id)
@@ -509,6 +513,8 @@ class _Cycle:
         update: dict[str, Any] = {"governance": governance}
         if accepted:
             update |= {"prompt": proposal, "score": new, "successes": state.successes + 1}
+        else:
+            update["rejected"] = [*state.rejected, proposal]
         return state.model_copy(update=update)
 
     async def _propose(
@@ -543,6 +549,7 @@ class _Cycle:
                     max_length_change=self.limits.significant_length_ratio
                 ),
                 techniques_to_try=list(self.spec.techniques),
+                rejected=state.rejected[-SHOWN_REJECTED:],
             ),
             usage,
         )

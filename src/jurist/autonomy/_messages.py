@@ -13,6 +13,7 @@ path (`payload.criteria[0].weight`).
 """
 
 import json
+import math
 import re
 import uuid
 from collections.abc import Mapping, Sequence
@@ -190,6 +191,17 @@ class RewriteConstraints(_Frozen):
 
     preserve_intent: bool = True
     max_length_change: float = Field(default=1.5, gt=1.0)
+    # 1.5 times a one-line prompt leaves no room for one more instruction: any prompt may
+    # grow by this many characters whatever the ratio says.
+    length_slack_chars: int = Field(default=150, ge=0)
+
+    def length_bounds(self, current: int) -> tuple[int, int]:
+        """The shortest and longest new prompt allowed, in characters, for a current
+        prompt of `current` characters."""
+        longest = max(
+            math.floor(current * self.max_length_change), current + self.length_slack_chars
+        )
+        return math.ceil(current / self.max_length_change), longest
 
 
 class ChallengeRequest(_Frozen):
@@ -253,6 +265,8 @@ class RewriteRequest(_Frozen):
     analysis: Analysis
     constraints: RewriteConstraints = Field(default_factory=RewriteConstraints)
     techniques_to_try: list[NonBlank] = Field(default_factory=list)
+    # Proposals this cycle already tried and rejected, so the rewriter tries something else.
+    rejected: list[NonBlank] = Field(default_factory=list)
 
 
 class Rewrite(_Frozen):

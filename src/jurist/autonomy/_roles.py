@@ -41,6 +41,7 @@ from jurist.autonomy._messages import (
     ReviewDecision,
     ReviewRequest,
     Rewrite,
+    RewriteConstraints,
     RewriteRequest,
     Role,
     error_path,
@@ -415,9 +416,7 @@ class Rewriter(JudgeRole):
     async def handle(self, message: JudgeMessage) -> JudgeMessage:
         request = self._accept(message, RewriteRequest)
         current = request.current_prompt.strip()
-        change = request.constraints.max_length_change
-        min_chars = math.ceil(len(current) / change)
-        max_chars = math.floor(len(current) * change)
+        min_chars, max_chars = request.constraints.length_bounds(len(current))
         # About three characters a token, so the longest prompt allowed fits the answer.
         needed = self.ANSWER_OVERHEAD_TOKENS + math.ceil(max_chars / 3)
         answer, usage = await self._ask(
@@ -431,6 +430,7 @@ class Rewriter(JudgeRole):
                 "preserve_intent": request.constraints.preserve_intent,
                 "min_chars": min_chars,
                 "max_chars": max_chars,
+                "rejected": list(request.rejected),
             },
             self.SCHEMA,
             max_tokens=self._given_max_tokens or max(self.max_tokens, needed),
@@ -439,17 +439,20 @@ class Rewriter(JudgeRole):
         if isinstance(improved, str):
             answer = {**answer, "improved_prompt": improved.strip()}
             if improved.strip():
-                self._check_length(improved.strip(), current, change, usage)
+                self._check_length(improved.strip(), current, request.constraints, usage)
         return self._reply(message, self._read(Rewrite, answer, usage))
 
-    def _check_length(self, improved: str, current: str, change: float, usage: Usage) -> None:
-        ratio = len(improved) / len(current)
-        if ratio > change or ratio < 1.0 / change:
+    def _check_length(
+        self, improved: str, current: str, constraints: RewriteConstraints, usage: Usage
+    ) -> None:
+        shortest, longest = constraints.length_bounds(len(current))
+        if not shortest <= len(improved) <= longest:
             raise ConstraintViolation(
                 self.role,
                 "payload.constraints.max_length_change",
-                f"the improved prompt has {len(improved)} characters, {ratio:.2f} times the "
-                f"current prompt's {len(current)}; the limit is {change:g} times either way",
+                f"the improved prompt has {len(improved)} characters; from the current "
+                f"prompt's {len(current)}, {constraints.max_length_change:g} times either way "
+                f"(or {constraints.length_slack_chars} more) allows {shortest} to {longest}",
                 usage=usage,
             )
 
