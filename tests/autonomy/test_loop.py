@@ -124,7 +124,11 @@ async def test_a_rewrite_that_scores_better_on_held_back_cases_is_accepted(store
     assert outcome.baseline_score == pytest.approx(0.1)
     assert outcome.score == pytest.approx(0.9)
     assert outcome.iterations == 2  # the second proposal equals the prompt: rejected
-    assert outcome.usage.calls > 0
+    # Every call is booked once: the baseline's, each stage's, and nothing twice.
+    models_called = world.calls["target"] + sum(
+        n for role, n in world.calls.items() if role != "target"
+    )
+    assert outcome.usage.calls == models_called
     assert any("accepted" in line for line in said)
 
     events = await store.cycle_events(outcome.cycle_id)
@@ -181,6 +185,8 @@ async def test_a_significant_change_pauses_until_approved_and_resumes_after_a_re
     assert done.status is CycleStatus.ACCEPTED
     assert done.prompt == BETTER
     assert done.iterations == 2
+    assert done.usage.calls == sum(world.calls.values())  # across the pause and the restart
+    assert done.reason is not None
     human = [e.message for e in events if e.kind == "human"]
     assert human == [{"decision": "approved", "note": "looks right", "iteration": 1}]
 
@@ -258,6 +264,8 @@ async def test_the_meta_judge_can_halt_a_failing_cycle(store):
     outcome = await start_cycle(spec(max_iterations=5), store, models=world.models())
     assert outcome.status is CycleStatus.HALTED
     assert "meta judge" in (outcome.reason or "")
+    assert outcome.iterations == 1
+    assert outcome.usage.calls == sum(world.calls.values())
     meta = await store.get_reputation("meta@test:judge")
     assert meta is not None
     assert meta.score == pytest.approx(0.505)  # its halt agreed with the rejection

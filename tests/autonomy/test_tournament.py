@@ -13,7 +13,7 @@ from jurist.autonomy._tournament import (
     Fitness,
     TournamentResult,
     case_context,
-    load_cases,
+    load_ground_truth,
     run_tournament,
     save_winners,
     winner_spec,
@@ -345,7 +345,7 @@ def test_cases_load_from_a_binary_dataset_with_a_goal(tmp_path):
         {"id": "2", "context": "", "output": "No idea.", "label": False},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows))
-    first, second = load_cases(path)
+    first, second = load_ground_truth(path)
     assert case_context(first) == Context(
         "What is the refund window?", output="30 days.", context=("Refunds within 30 days.",)
     )

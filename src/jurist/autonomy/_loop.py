@@ -119,7 +119,6 @@ class Pending(BaseModel):
     new_score: float
     iteration: int
     why: str
-    usage: Usage
     findings: dict[str, int]
 
 
@@ -136,6 +135,7 @@ class LoopState(BaseModel):
     rejected: list[str] = Field(default_factory=list)  # proposals the held-back cases refused
     pending: Pending | None = None
     seconds: float = 0.0
+    reason: str | None = None  # why the cycle ended or waits
 
 
 class CycleOutcome(BaseModel):
@@ -170,10 +170,11 @@ EventSink = Callable[[str], None]
 
 
 class _Halted(Exception):
-    def __init__(self, reason: str, status: CycleStatus = CycleStatus.HALTED) -> None:
+    def __init__(self, reason: str, state: "LoopState") -> None:
         super().__init__(reason)
         self.reason = reason
-        self.status = status
+        self.state = state
+        self.status = CycleStatus.HALTED
 
 
 async def start_cycle(
@@ -238,7 +239,6 @@ async def approve_cycle(
     governance = state.governance.after_iteration(
         failed=not approve,
         held_out_score=pending.new_score if approve else None,
-        usage=pending.usage,
         findings=pending.findings,
     )
     update: dict[str, Any] = {"governance": governance, "pending": None}
@@ -258,9 +258,7 @@ def outcome_of(stored: StoredCycle) -> CycleOutcome:
     """A stored cycle's outcome, wherever it stands."""
     spec = CycleSpec.model_validate(stored.spec)
     state = LoopState.model_validate(stored.state or {"prompt": spec.prompt})
-    reason = stored.halted_reason
-    if reason is None and state.pending is not None:
-        reason = state.pending.why
+    reason = stored.halted_reason or state.reason
     return _outcome(stored.id, stored.name, spec, state, status=stored.status, reason=reason)
 
 
@@ -382,6 +380,7 @@ class _Cycle:
     # -- running ---------------------------------------------------------------------------
 
     async def run(self, state: LoopState) -> CycleOutcome:
+        self._unbooked: list[Usage] = []
         self._build(state)
         await self._load_reputations()
         started = time.perf_counter()
@@ -389,6 +388,7 @@ class _Cycle:
         try:
             if state.baseline_score is None:
                 baseline = await self._held_out_score(state.prompt, "baseline")
+                state = self._book(state)
                 state = state.model_copy(update={"baseline_score": baseline, "score": baseline})
                 await self._save(state)
             while True:
@@ -397,12 +397,13 @@ class _Cycle:
                     status, reason = self._ending(state, halt)
                     await self._record("decision", "breaker", halt.model_dump(mode="json"))
                     break
-                state = await self._iteration(state)
+                state = self._book(await self._iteration(state))
                 await self._save(state)
                 if state.pending is not None:
                     status, reason = CycleStatus.PAUSED, state.pending.why
                     break
         except _Halted as halted:
+            state = halted.state
             status, reason = halted.status, halted.reason
             await self._record("decision", "halt", {"reason": reason})
         except (ModelError, RoleFailure) as exc:
@@ -410,7 +411,9 @@ class _Cycle:
             await self._record("decision", "halt", {"reason": reason})
         finally:
             await self._save_reputations()
-        state = state.model_copy(update={"seconds": state.seconds + time.perf_counter() - started})
+        state = self._book(state)
+        seconds = state.seconds + time.perf_counter() - started
+        state = state.model_copy(update={"seconds": seconds, "reason": reason})
         await self.store.update_cycle(
             self.cycle_id,
             status,
@@ -436,6 +439,13 @@ class _Cycle:
             return CycleStatus.HALTED, f"budget: {exc}"
         return CycleStatus.FAILED, f"{type(exc).__name__}: {exc}"
 
+    def _book(self, state: LoopState) -> LoopState:
+        """`state` with every usage recorded since the last booking added to the cycle's
+        spending (each call's usage is booked once, whatever stage it was spent in)."""
+        spent = _sum(self._unbooked)
+        self._unbooked.clear()
+        return state.model_copy(update={"governance": state.governance.with_usage(spent)})
+
     async def _save(self, state: LoopState) -> None:
         await self.store.update_cycle(
             self.cycle_id, CycleStatus.RUNNING, state.model_dump(mode="json")
@@ -444,14 +454,12 @@ class _Cycle:
     async def _iteration(self, state: LoopState) -> LoopState:
         number = state.governance.iteration + 1
         self._say(f"iteration {number}: evaluating the prompt on {len(self.train)} cases")
-        usage: list[Usage] = []
         try:
-            proposal, findings, review = await self._propose(state, number, usage)
+            proposal, findings, review = await self._propose(state, number)
+            new = await self._held_out_score(proposal, "candidate")
         except (RoleFailure, MessageError) as exc:
             if isinstance(exc, RoleFailure) and exc.cause is FailureCause.BUDGET:
                 raise
-            if isinstance(exc, RoleFailure) and exc.usage is not None:
-                usage.append(exc.usage)
             if isinstance(exc, ConstraintViolation):
                 self._reputation(Role.REWRITER, ReputationEvent.CONSTITUTIONAL_VIOLATION, str(exc))
             await self._record(
@@ -459,12 +467,9 @@ class _Cycle:
             )
             self._say(f"iteration {number} failed: {exc}")
             return state.model_copy(
-                update={
-                    "governance": state.governance.after_iteration(failed=True, usage=_sum(usage))
-                }
+                update={"governance": state.governance.after_iteration(failed=True)}
             )
         old = state.score if state.score is not None else 0.0
-        new = await self._held_out_score(proposal, "candidate", usage)
         accepted = improves_enough(self.limits, old, new)
         self._book_reputations(old, new, accepted, findings, review)
         counts = dict(Counter(f.value for f in findings))
@@ -483,7 +488,13 @@ class _Cycle:
             + ("accepted" if accepted else "rejected")
         )
         if review is ReviewDecision.HALT and not accepted:
-            raise _Halted(f"the meta judge halted the cycle at iteration {number}")
+            halted = state.governance.after_iteration(failed=True, findings=counts)
+            raise _Halted(
+                f"the meta judge halted the cycle at iteration {number}",
+                state.model_copy(
+                    update={"governance": halted, "rejected": [*state.rejected, proposal]}
+                ),
+            )
         if accepted:
             change = ProposedChange(
                 old_score=old, new_score=new, old_prompt=state.prompt, new_prompt=proposal
@@ -498,7 +509,6 @@ class _Cycle:
                     new_score=new,
                     iteration=number,
                     why=why,
-                    usage=_sum(usage),
                     findings=counts,
                 )
                 await self._record("decision", "breakpoint", pending.model_dump(mode="json"))
@@ -507,7 +517,6 @@ class _Cycle:
         governance = state.governance.after_iteration(
             failed=not accepted,
             held_out_score=new if accepted else None,
-            usage=_sum(usage),
             findings=counts,
         )
         update: dict[str, Any] = {"governance": governance}
@@ -518,12 +527,12 @@ class _Cycle:
         return state.model_copy(update=update)
 
     async def _propose(
-        self, state: LoopState, number: int, usage: list[Usage]
+        self, state: LoopState, number: int
     ) -> tuple[str, list[Severity], ReviewDecision | None]:
         """Stages 1-4 up to the candidate's held-out run: the proposal, the severities of
         the adversarial findings, and the meta judge's decision if it reviewed."""
-        outputs = await self._answers(state.prompt, self.train, "current", usage)
-        evaluations = await self._evaluate_all(state.prompt, outputs, usage)
+        outputs = await self._answers(state.prompt, self.train, "current")
+        evaluations = await self._evaluate_all(state.prompt, outputs)
         summary = _summary(evaluations)
         worst = sorted(zip(evaluations, outputs, strict=True), key=lambda pair: pair[0].score)
         analysis = await self._ask(
@@ -536,7 +545,6 @@ class _Cycle:
                 evaluation=summary,
                 hypothesis_space=list(DEFAULT_HYPOTHESES),
             ),
-            usage,
         )
         rewrite = await self._ask(
             Role.REWRITER,
@@ -551,7 +559,6 @@ class _Cycle:
                 techniques_to_try=list(self.spec.techniques),
                 rejected=state.rejected[-SHOWN_REJECTED:],
             ),
-            usage,
         )
         proposal = rewrite.improved_prompt
         challenge = await self._ask(
@@ -563,7 +570,6 @@ class _Cycle:
                 criteria=list(self.spec.criteria),
                 cases=[case.input for case in self.train],
             ),
-            usage,
         )
         severities = [finding.severity for finding in challenge.findings]
         review = None
@@ -588,7 +594,6 @@ class _Cycle:
                         "involvement": level.value,
                     },
                 ),
-                usage,
             )
             review = reviewed.decision
         return proposal, severities, review
@@ -631,22 +636,16 @@ class _Cycle:
 
     # -- stages ----------------------------------------------------------------------------
 
-    async def _held_out_score(
-        self, prompt: str, which: str, usage: list[Usage] | None = None
-    ) -> float:
-        spent = usage if usage is not None else []
+    async def _held_out_score(self, prompt: str, which: str) -> float:
         self._say(f"scoring the {which} prompt on {len(self.held)} held-back cases")
-        outputs = await self._answers(prompt, self.held, which, spent)
-        evaluations = await self._evaluate_all(prompt, outputs, spent)
+        outputs = await self._answers(prompt, self.held, which)
+        evaluations = await self._evaluate_all(prompt, outputs)
         return _summary(evaluations).score
 
-    async def _answers(
-        self, prompt: str, cases: Sequence[Case], which: str, usage: list[Usage]
-    ) -> list[TargetOutput]:
+    async def _answers(self, prompt: str, cases: Sequence[Case], which: str) -> list[TargetOutput]:
         outputs = await run_prompt(
             prompt, cases, self.target, max_tokens=self.spec.output_tokens, concurrency=1
         )
-        usage.extend(o.usage for o in outputs)
         await self._record(
             "evaluation",
             "outputs",
@@ -660,9 +659,7 @@ class _Cycle:
         )
         return outputs
 
-    async def _evaluate_all(
-        self, prompt: str, outputs: Sequence[TargetOutput], usage: list[Usage]
-    ) -> list[Evaluation]:
+    async def _evaluate_all(self, prompt: str, outputs: Sequence[TargetOutput]) -> list[Evaluation]:
         evaluations = []
         for output in outputs:
             if output.error is not None:
@@ -685,7 +682,6 @@ class _Cycle:
                         criteria=list(self.spec.criteria),
                         context={"case": output.case_id},
                     ),
-                    usage,
                 )
             )
         return evaluations
@@ -696,7 +692,6 @@ class _Cycle:
         stage: Stage,
         kind: MessageType,
         payload: RequestPayload,
-        usage: list[Usage],
     ) -> Any:
         request = request_message(
             ORCHESTRATOR,
@@ -727,13 +722,14 @@ class _Cycle:
             )
             raise
         answer: ReplyPayload = reply.payload  # type: ignore[assignment]
-        usage.append(answer.usage)
         await self._record(stage.value, f"reply:{kind.value}", _dumped(reply), answer.usage)
         return answer
 
     async def _record(
         self, stage: str, kind: str, message: dict[str, Any], usage: Usage | None = None
     ) -> None:
+        if usage is not None:
+            self._unbooked.append(usage)
         await self.store.append_event(self.cycle_id, stage, kind, message, usage)
 
     def _say(self, text: str) -> None:

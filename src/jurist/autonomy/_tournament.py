@@ -247,7 +247,7 @@ def _share(value: float | None) -> str:
 # --- cases ------------------------------------------------------------------------------
 
 
-def load_cases(path: str | Path) -> tuple[BinaryItem, ...]:
+def load_ground_truth(path: str | Path) -> tuple[BinaryItem, ...]:
     """The labelled cases of a binary calibration dataset (JSONL or CSV: id, context,
     output, label; a `goal` field is the task the output was written for)."""
     return load_dataset(path, DatasetKind.BINARY).binary

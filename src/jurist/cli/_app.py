@@ -6,6 +6,12 @@ from typing import Annotated
 import typer
 
 from jurist import __version__
+from jurist.cli._autonomy import (
+    cycles_app,
+    improve_command,
+    reputation_app,
+    tournament_command,
+)
 from jurist.cli._calibrate import align_command, calibrate_command
 from jurist.cli._check import check
 from jurist.cli._compare import compare
@@ -62,12 +68,16 @@ app.command("criteria")(criteria)
 app.command("eval")(eval_command)
 app.command("facts")(facts)
 app.command("grounding")(grounding)
+app.command("improve")(improve_command)
 app.command("judge")(judge)
 app.command("serve")(serve_command)
+app.command("tournament")(tournament_command)
 app.command("validate")(validate)
+app.add_typer(cycles_app, name="cycles")
 app.add_typer(keys_app, name="keys")
 app.add_typer(kb_app, name="kb")
 app.add_typer(models_app, name="models")
+app.add_typer(reputation_app, name="reputation")
 app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(runs_app, name="runs")
 

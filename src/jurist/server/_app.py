@@ -13,6 +13,7 @@ from jurist import __version__
 from jurist.judges import Retriever
 from jurist.llm import Model, Redactor, redact_json
 from jurist.server._config import ConfigError, ServiceSettings, load_config
+from jurist.server._cycles import router as cycles_router
 from jurist.server._edge import Edge
 from jurist.server._errors import install_handlers
 from jurist.server._logging import configure_logging
@@ -86,6 +87,7 @@ def create_app(
     app.state.service = service
     install_handlers(app)
     app.include_router(router)
+    app.include_router(cycles_router)
     if not service.keys:
         app.openapi = lambda: _without_auth(FastAPI.openapi(app))  # type: ignore[method-assign]
 
