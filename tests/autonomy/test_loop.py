@@ -137,6 +137,13 @@ async def test_a_rewrite_that_scores_better_on_held_back_cases_is_accepted(store
         assert kind in kinds
     verdicts = [e.message for e in events if e.kind == "verdict"]
     assert [v["accepted"] for v in verdicts] == [True, False]
+    # The second verdict has two iterations of history to judge stability by.
+    assert 0.0 <= verdicts[1]["stability"] <= 1.0
+    stored = await store.get_cycle(outcome.cycle_id)
+    history = stored.state["history"]
+    assert [(r["iteration"], r["accepted"]) for r in history] == [(1, True), (2, False)]
+    assert history[0]["improvement"] == pytest.approx(0.8)
+    assert history[0]["agreement"] == 1.0  # the meta judge said continue, and it was accepted
     # Every message kept its protocol form and the cycle's correlation id.
     request = next(e.message for e in events if e.kind == "request:rewrite")
     assert request["version"] == "1.0"

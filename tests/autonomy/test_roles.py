@@ -194,6 +194,7 @@ def analyze() -> JudgeMessage:
                 score=0.25, failed_criteria=["format"], per_criterion={"format": 0.1, "count": 0.9}
             ),
             hypothesis_space=["Missing examples"],
+            criteria=CRITERIA,
         ),
         timeout_seconds=60,
     )
@@ -222,6 +223,8 @@ async def test_the_analyst_answers_with_root_cause_hypotheses_and_suggestions():
     sent = model.requests[0]
     assert sent.timeout_s == 60
     assert sent.seed == 0
+    # The analyst reads what each criterion asks, not only the names of the failed ones.
+    assert "- format: The response is a bulleted list" in sent.messages[-1].content
     assert sent.max_tokens == 400
     assert list(sent.json_schema["properties"]) == list(ANALYST_ANSWER)
     assert sent.json_schema["properties"]["suggestions"]["maxItems"] == 3
@@ -302,6 +305,7 @@ def rewrite(
             ),
             techniques_to_try=["explicit_instruction"],
             rejected=list(rejected),
+            criteria=CRITERIA,
         ),
     )
 
@@ -370,6 +374,7 @@ async def test_a_short_prompt_may_grow_by_the_slack_and_rejected_attempts_are_sh
     assert reply.payload.improved_prompt == improved
     prompt = model.requests[0].messages[-1].content
     assert "between 21 and 181 characters" in prompt
+    assert "- The response names exactly three uses" in prompt
     assert "Already tried and rejected" in prompt
     assert "Say copper." in prompt
     with pytest.raises(ConstraintViolation):

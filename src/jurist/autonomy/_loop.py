@@ -37,6 +37,7 @@ from jurist.autonomy._governance import (
     Involvement,
     Limits,
     ProposedChange,
+    StabilityInputs,
     check_breakers,
     improves_enough,
     involvement,
@@ -44,6 +45,7 @@ from jurist.autonomy._governance import (
     meta_reviews,
     needs_approval,
     significance,
+    stability_score,
 )
 from jurist.autonomy._messages import (
     AnalyzeRequest,
@@ -90,6 +92,7 @@ DEFAULT_HYPOTHESES = ("Ambiguous instructions", "Missing examples", "Conflicting
 ROLE_TIMEOUT_S = 300.0
 WORST_SHOWN = 3  # answers shown to the analyst
 SHOWN_REJECTED = 3  # earlier rejected proposals shown to the rewriter
+STEADY = 0.7  # the stability score from which improvement counts as consistent
 
 
 class CycleSpec(BaseModel):
@@ -122,6 +125,21 @@ class Pending(BaseModel):
     findings: dict[str, int]
 
 
+class IterationRecord(BaseModel):
+    """What one iteration left for the stability score: its change of held-out score,
+    whether a breaker tripped, how far the judges' signals agreed with the outcome, and
+    what it cost (in tokens: the embedded model is free)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    iteration: int
+    improvement: float = 0.0
+    accepted: bool = False
+    tripped: int = 0
+    agreement: float | None = None
+    tokens: int = 0
+
+
 class LoopState(BaseModel):
     """Everything a cycle needs to go on after a restart; stored as the cycle's state."""
 
@@ -133,6 +151,7 @@ class LoopState(BaseModel):
     governance: CycleState = Field(default_factory=CycleState)
     successes: int = 0
     rejected: list[str] = Field(default_factory=list)  # proposals the held-back cases refused
+    history: list[IterationRecord] = Field(default_factory=list)
     pending: Pending | None = None
     seconds: float = 0.0
     reason: str | None = None  # why the cycle ended or waits
@@ -439,6 +458,9 @@ class _Cycle:
             return CycleStatus.HALTED, f"budget: {exc}"
         return CycleStatus.FAILED, f"{type(exc).__name__}: {exc}"
 
+    def _unbooked_tokens(self) -> int:
+        return sum(usage.total_tokens for usage in self._unbooked)
+
     def _book(self, state: LoopState) -> LoopState:
         """`state` with every usage recorded since the last booking added to the cycle's
         spending (each call's usage is booked once, whatever stage it was spent in)."""
@@ -466,13 +488,25 @@ class _Cycle:
                 "decision", "iteration_failed", {"iteration": number, "cause": str(exc)}
             )
             self._say(f"iteration {number} failed: {exc}")
+            failed = IterationRecord(iteration=number, tokens=self._unbooked_tokens())
             return state.model_copy(
-                update={"governance": state.governance.after_iteration(failed=True)}
+                update={
+                    "governance": state.governance.after_iteration(failed=True),
+                    "history": [*state.history, failed],
+                }
             )
         old = state.score if state.score is not None else 0.0
         accepted = improves_enough(self.limits, old, new)
         self._book_reputations(old, new, accepted, findings, review)
         counts = dict(Counter(f.value for f in findings))
+        record = IterationRecord(
+            iteration=number,
+            improvement=new - old,
+            accepted=accepted,
+            agreement=_agreement(accepted, findings, review),
+            tokens=self._unbooked_tokens(),
+        )
+        history = [*state.history, record]
         verdict = {
             "iteration": number,
             "old_score": old,
@@ -481,6 +515,7 @@ class _Cycle:
             "threshold": self.limits.min_improvement_threshold,
             "findings": counts,
             "review": None if review is None else review.value,
+            "stability": self._stability(state.model_copy(update={"history": history})),
         }
         await self._record("decision", "verdict", verdict)
         self._say(
@@ -513,13 +548,13 @@ class _Cycle:
                 )
                 await self._record("decision", "breakpoint", pending.model_dump(mode="json"))
                 self._say(f"iteration {number}: waiting for approval ({why})")
-                return state.model_copy(update={"pending": pending})
+                return state.model_copy(update={"pending": pending, "history": history})
         governance = state.governance.after_iteration(
             failed=not accepted,
             held_out_score=new if accepted else None,
             findings=counts,
         )
-        update: dict[str, Any] = {"governance": governance}
+        update: dict[str, Any] = {"governance": governance, "history": history}
         if accepted:
             update |= {"prompt": proposal, "score": new, "successes": state.successes + 1}
         else:
@@ -544,6 +579,7 @@ class _Cycle:
                 responses=[o.output or "(no answer)" for _, o in worst[:WORST_SHOWN]],
                 evaluation=summary,
                 hypothesis_space=list(DEFAULT_HYPOTHESES),
+                criteria=list(self.spec.criteria),
             ),
         )
         rewrite = await self._ask(
@@ -558,6 +594,7 @@ class _Cycle:
                 ),
                 techniques_to_try=list(self.spec.techniques),
                 rejected=state.rejected[-SHOWN_REJECTED:],
+                criteria=list(self.spec.criteria),
             ),
         )
         proposal = rewrite.improved_prompt
@@ -598,14 +635,36 @@ class _Cycle:
             review = reviewed.decision
         return proposal, severities, review
 
+    def _stability(self, state: LoopState) -> float:
+        history = state.history
+        reputations = {
+            role.sender_id: tuple(
+                [self.book.get(role.sender_id).score]
+                if not self.book.get(role.sender_id).history
+                else [c.after for c in self.book.get(role.sender_id).history]
+            )
+            for role in self.roles.values()
+        }
+        return stability_score(
+            StabilityInputs(
+                agreement=tuple(r.agreement for r in history if r.agreement is not None),
+                improvements=tuple(max(-1.0, min(1.0, r.improvement)) for r in history),
+                breaker_trips=tuple(r.tripped for r in history),
+                reputations=reputations,
+                costs=tuple(float(r.tokens) for r in history),
+            )
+        )
+
     def _involvement(self, state: LoopState, number: int) -> Involvement:
+        """How closely the meta judge watches: the spec's levels, where "consistent
+        improvement" means a stability score of at least STEADY."""
         governance = state.governance
         return involvement(
             number,
             [self.book.get(role.sender_id).score for role in self.roles.values()],
             breaker_recently_tripped=bool(governance.trips),
             successful_iterations=state.successes,
-            improvement_consistent=governance.consecutive_failures == 0,
+            improvement_consistent=self._stability(state) >= STEADY,
             approaching_limit=bool(limits_approached(governance, self.limits)),
         )
 
@@ -752,6 +811,20 @@ def _summary(evaluations: Sequence[Evaluation]) -> EvaluationSummary:
         per_criterion=per,
         failed_criteria=[name for name, value in per.items() if value < 0.5],
     )
+
+
+def _agreement(
+    accepted: bool, findings: Sequence[Severity], review: ReviewDecision | None
+) -> float | None:
+    """How far the judges' signals agreed with what the held-back cases decided: the meta
+    judge (continue when accepted), the adversarial judge (a serious finding when rejected).
+    None when neither spoke."""
+    votes: list[bool] = []
+    if review is not None:
+        votes.append((review is ReviewDecision.CONTINUE) == accepted)
+    if findings:
+        votes.append(any(s is Severity.HIGH for s in findings) != accepted)
+    return sum(votes) / len(votes) if votes else None
 
 
 def _sum(usages: Sequence[Usage | None]) -> Usage:

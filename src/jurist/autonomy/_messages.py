@@ -183,6 +183,13 @@ class AnalyzeRequest(_Frozen):
     responses: list[str] = Field(min_length=1)
     evaluation: EvaluationSummary
     hypothesis_space: list[NonBlank] = Field(default_factory=list)
+    # What the criteria ask, by name: a failed criterion's name alone rarely says why.
+    criteria: list[CriterionSpec] = Field(default_factory=list)
+
+    @field_validator("criteria")
+    @classmethod
+    def _distinct(cls, criteria: list[CriterionSpec]) -> list[CriterionSpec]:
+        return _distinct_names(criteria)
 
 
 class RewriteConstraints(_Frozen):
@@ -267,6 +274,13 @@ class RewriteRequest(_Frozen):
     techniques_to_try: list[NonBlank] = Field(default_factory=list)
     # Proposals this cycle already tried and rejected, so the rewriter tries something else.
     rejected: list[NonBlank] = Field(default_factory=list)
+    # What the answers to the new prompt must do.
+    criteria: list[CriterionSpec] = Field(default_factory=list)
+
+    @field_validator("criteria")
+    @classmethod
+    def _distinct(cls, criteria: list[CriterionSpec]) -> list[CriterionSpec]:
+        return _distinct_names(criteria)
 
 
 class Rewrite(_Frozen):

@@ -384,6 +384,7 @@ class Analyst(JudgeRole):
                     for name, value in evaluation.per_criterion.items()
                 ],
                 "hypothesis_space": list(request.hypothesis_space),
+                "criteria": [c.model_dump() for c in request.criteria],
                 "max_items": MAX_ITEMS,
             },
             self.SCHEMA,
@@ -431,6 +432,7 @@ class Rewriter(JudgeRole):
                 "min_chars": min_chars,
                 "max_chars": max_chars,
                 "rejected": list(request.rejected),
+                "criteria": [c.model_dump() for c in request.criteria],
             },
             self.SCHEMA,
             max_tokens=self._given_max_tokens or max(self.max_tokens, needed),
