@@ -41,6 +41,7 @@ class World:
     findings: list[dict] = field(default_factory=list)
     decision: str = "continue"
     analysis: dict | None = None
+    degrade_after: int | None = None  # target calls after which it forgets the format
     calls: dict[str, int] = field(default_factory=dict)
 
     def count(self, what: str) -> None:
@@ -49,7 +50,8 @@ class World:
     def target(self, request: Request) -> Response:
         self.count("target")
         system = request.messages[0].content if len(request.messages) > 1 else ""
-        bullets = "bulleted list" in system
+        degraded = self.degrade_after is not None and self.calls["target"] > self.degrade_after
+        bullets = "bulleted list" in system and not degraded
         return answer("- iron\n- tin\n- lead" if bullets else "iron, tin and lead")
 
     def judge(self, request: Request) -> Response:
@@ -294,3 +296,16 @@ async def test_the_rewriter_is_shown_the_proposals_already_rejected(store):
     assert len(rewrites) == 2
     assert "Already tried and rejected" not in rewrites[0].messages[-1].content
     assert SAME in rewrites[1].messages[-1].content.split("Already tried and rejected")[1]
+
+
+async def test_a_prompt_whose_held_out_score_drifts_down_trips_the_regression_breaker(store):
+    # Baseline (2 calls) and iteration 1 (2 rewriting cases, 2 candidate, 2 current): after
+    # that the model under test stops following the format it was asked for.
+    world = World(degrade_after=8)
+    outcome = await start_cycle(
+        spec(max_iterations=5, max_regression=0.3), store, models=world.models()
+    )
+    assert outcome.status is CycleStatus.HALTED
+    assert "regression" in (outcome.reason or "") or "fell" in (outcome.reason or "")
+    assert outcome.prompt == BETTER  # what was accepted stays accepted
+    assert outcome.score == pytest.approx(0.1)  # ... and its score now, measured again

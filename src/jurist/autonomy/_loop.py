@@ -257,7 +257,7 @@ async def approve_cycle(
     )
     governance = state.governance.after_iteration(
         failed=not approve,
-        held_out_score=pending.new_score if approve else None,
+        held_out_score=pending.new_score if approve else pending.old_score,
         findings=pending.findings,
     )
     update: dict[str, Any] = {"governance": governance, "pending": None}
@@ -265,7 +265,7 @@ async def approve_cycle(
         update |= {"prompt": pending.prompt, "score": pending.new_score}
         update["successes"] = state.successes + 1
     else:
-        update["rejected"] = [*state.rejected, pending.prompt]
+        update |= {"score": pending.old_score, "rejected": [*state.rejected, pending.prompt]}
     state = state.model_copy(update=update)
     await store.update_cycle(stored.id, CycleStatus.RUNNING, state.model_dump(mode="json"))
     found = await store.get_cycle(stored.id)
@@ -479,6 +479,11 @@ class _Cycle:
         try:
             proposal, findings, review = await self._propose(state, number)
             new = await self._held_out_score(proposal, "candidate")
+            # The current prompt is scored again under the same conditions: a fair
+            # comparison when the models are not deterministic, and the regression
+            # breaker's evidence when the score of the prompt in effect drifts down. With
+            # a deterministic model and the response cache on, this costs nothing.
+            old = await self._held_out_score(state.prompt, "current")
         except (RoleFailure, MessageError) as exc:
             if isinstance(exc, RoleFailure) and exc.cause is FailureCause.BUDGET:
                 raise
@@ -495,7 +500,6 @@ class _Cycle:
                     "history": [*state.history, failed],
                 }
             )
-        old = state.score if state.score is not None else 0.0
         accepted = improves_enough(self.limits, old, new)
         self._book_reputations(old, new, accepted, findings, review)
         counts = dict(Counter(f.value for f in findings))
@@ -551,14 +555,14 @@ class _Cycle:
                 return state.model_copy(update={"pending": pending, "history": history})
         governance = state.governance.after_iteration(
             failed=not accepted,
-            held_out_score=new if accepted else None,
+            held_out_score=new if accepted else old,
             findings=counts,
         )
         update: dict[str, Any] = {"governance": governance, "history": history}
         if accepted:
             update |= {"prompt": proposal, "score": new, "successes": state.successes + 1}
         else:
-            update["rejected"] = [*state.rejected, proposal]
+            update |= {"score": old, "rejected": [*state.rejected, proposal]}
         return state.model_copy(update=update)
 
     async def _propose(

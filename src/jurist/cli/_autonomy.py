@@ -791,7 +791,7 @@ def tournament_command(
         ),
     ],
     variants: Annotated[
-        Path | None, typer.Option("--variants", help="A YAML file of judge variants.")
+        Path | None, typer.Option("--variants", "--judges", help="A YAML file of judge variants.")
     ] = None,
     criterion: Annotated[
         str | None,
