@@ -309,3 +309,13 @@ async def test_a_prompt_whose_held_out_score_drifts_down_trips_the_regression_br
     assert "regression" in (outcome.reason or "") or "fell" in (outcome.reason or "")
     assert outcome.prompt == BETTER  # what was accepted stays accepted
     assert outcome.score == pytest.approx(0.1)  # ... and its score now, measured again
+
+
+async def test_a_meta_halt_after_an_accepted_change_keeps_the_change(store):
+    world = World(decision="halt")
+    outcome = await start_cycle(spec(max_iterations=5), store, models=world.models())
+    assert outcome.status is CycleStatus.HALTED
+    assert outcome.prompt == BETTER
+    assert outcome.iterations == 1
+    stored = await store.get_cycle(outcome.cycle_id)
+    assert [r["accepted"] for r in stored.state["history"]] == [True]

@@ -526,14 +526,6 @@ class _Cycle:
             f"iteration {number}: held-out score {old:.3f} -> {new:.3f}: "
             + ("accepted" if accepted else "rejected")
         )
-        if review is ReviewDecision.HALT and not accepted:
-            halted = state.governance.after_iteration(failed=True, findings=counts)
-            raise _Halted(
-                f"the meta judge halted the cycle at iteration {number}",
-                state.model_copy(
-                    update={"governance": halted, "rejected": [*state.rejected, proposal]}
-                ),
-            )
         if accepted:
             change = ProposedChange(
                 old_score=old, new_score=new, old_prompt=state.prompt, new_prompt=proposal
@@ -563,7 +555,11 @@ class _Cycle:
             update |= {"prompt": proposal, "score": new, "successes": state.successes + 1}
         else:
             update |= {"score": old, "rejected": [*state.rejected, proposal]}
-        return state.model_copy(update=update)
+        after = state.model_copy(update=update)
+        if review is ReviewDecision.HALT:
+            # The meta judge stops the cycle; a change the held-back cases accepted stays.
+            raise _Halted(f"the meta judge halted the cycle at iteration {number}", after)
+        return after
 
     async def _propose(
         self, state: LoopState, number: int
