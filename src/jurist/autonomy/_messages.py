@@ -29,7 +29,6 @@ from pydantic import (
     Field,
     JsonValue,
     ValidationError,
-    field_validator,
     model_validator,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -138,6 +137,10 @@ def _distinct_names(criteria: list[CriterionSpec]) -> list[CriterionSpec]:
     return criteria
 
 
+# A list of criteria whose names are distinct (the error names the repeat and the first).
+Criteria = Annotated[list[CriterionSpec], AfterValidator(_distinct_names)]
+
+
 def _failed_are_scored(failed: Sequence[str], per_criterion: Mapping[str, float]) -> None:
     if not per_criterion:
         return
@@ -154,13 +157,8 @@ class EvaluateRequest(_Frozen):
 
     prompt: NonBlank
     response: str
-    criteria: list[CriterionSpec] = Field(min_length=1)
+    criteria: Criteria = Field(min_length=1)
     context: dict[str, JsonValue] = Field(default_factory=dict)
-
-    @field_validator("criteria")
-    @classmethod
-    def _distinct(cls, criteria: list[CriterionSpec]) -> list[CriterionSpec]:
-        return _distinct_names(criteria)
 
 
 class EvaluationSummary(_Frozen):
@@ -184,12 +182,7 @@ class AnalyzeRequest(_Frozen):
     evaluation: EvaluationSummary
     hypothesis_space: list[NonBlank] = Field(default_factory=list)
     # What the criteria ask, by name: a failed criterion's name alone rarely says why.
-    criteria: list[CriterionSpec] = Field(default_factory=list)
-
-    @field_validator("criteria")
-    @classmethod
-    def _distinct(cls, criteria: list[CriterionSpec]) -> list[CriterionSpec]:
-        return _distinct_names(criteria)
+    criteria: Criteria = Field(default_factory=list)
 
 
 class RewriteConstraints(_Frozen):
@@ -215,13 +208,8 @@ class ChallengeRequest(_Frozen):
     """Find edge cases, ambiguities and ways to game `prompt` and its criteria."""
 
     prompt: NonBlank
-    criteria: list[CriterionSpec] = Field(default_factory=list)
+    criteria: Criteria = Field(default_factory=list)
     cases: list[str] = Field(default_factory=list)
-
-    @field_validator("criteria")
-    @classmethod
-    def _distinct(cls, criteria: list[CriterionSpec]) -> list[CriterionSpec]:
-        return _distinct_names(criteria)
 
 
 class ReviewRequest(_Frozen):
@@ -275,12 +263,7 @@ class RewriteRequest(_Frozen):
     # Proposals this cycle already tried and rejected, so the rewriter tries something else.
     rejected: list[NonBlank] = Field(default_factory=list)
     # What the answers to the new prompt must do.
-    criteria: list[CriterionSpec] = Field(default_factory=list)
-
-    @field_validator("criteria")
-    @classmethod
-    def _distinct(cls, criteria: list[CriterionSpec]) -> list[CriterionSpec]:
-        return _distinct_names(criteria)
+    criteria: Criteria = Field(default_factory=list)
 
 
 class Rewrite(_Frozen):
