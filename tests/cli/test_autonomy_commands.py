@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from jurist.autonomy._reputation import ReputationMetrics, reputation_score
 from jurist.cli import app
-from jurist.cli._autonomy import criterion_specs, event_gist
+from jurist.cli._cycles import event_gist
+from jurist.cli._improve import criterion_specs
 from jurist.cli._inputs import BadInput
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs

@@ -6,24 +6,22 @@ from typing import Annotated
 import typer
 
 from jurist import __version__
-from jurist.cli._autonomy import (
-    cycles_app,
-    improve_command,
-    reputation_app,
-    tournament_command,
-)
 from jurist.cli._calibrate import align_command, calibrate_command
 from jurist.cli._check import check
 from jurist.cli._compare import compare
 from jurist.cli._criteria import criteria
+from jurist.cli._cycles import cycles_app
 from jurist.cli._eval import eval_command
 from jurist.cli._grounding import facts, grounding
+from jurist.cli._improve import improve_command
 from jurist.cli._judge import judge
 from jurist.cli._kb import kb_app
 from jurist.cli._models import models_app
+from jurist.cli._reputation import reputation_app
 from jurist.cli._rubrics import rubrics_app
 from jurist.cli._runs import runs_app
 from jurist.cli._serve import keys_app, serve_command
+from jurist.cli._tournament import tournament_command
 from jurist.cli._validate import validate
 from jurist.settings import get_settings
 
