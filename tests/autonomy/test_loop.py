@@ -319,3 +319,26 @@ async def test_a_meta_halt_after_an_accepted_change_keeps_the_change(store):
     assert outcome.iterations == 1
     stored = await store.get_cycle(outcome.cycle_id)
     assert [r["accepted"] for r in stored.state["history"]] == [True]
+
+
+async def test_two_decisions_taken_at_once_record_one(store):
+    import asyncio
+
+    world = World()
+    await start_cycle(
+        spec(breakpoint=Breakpoint.EVERY, max_iterations=1),
+        store,
+        name="gated",
+        models=world.models(),
+    )
+    results = await asyncio.gather(
+        approve_cycle(store, "gated", approve=True),
+        approve_cycle(store, "gated", approve=False),
+        return_exceptions=True,
+    )
+    refused = [r for r in results if isinstance(r, ValueError)]
+    assert len(refused) == 1
+    assert "not paused" in str(refused[0]) or "any more" in str(refused[0])
+    cycle = await store.get_cycle("gated")
+    events = await store.cycle_events(cycle.id)
+    assert len([e for e in events if e.kind == "human"]) == 1

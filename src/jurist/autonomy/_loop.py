@@ -249,12 +249,6 @@ async def approve_cycle(
     if pending is None:  # a paused cycle always has one; a hand-edited store may not
         raise ValueError(f"cycle {cycle!r} is paused with no change waiting")
     decision = "approved" if approve else "rejected"
-    await store.append_event(
-        stored.id,
-        "decision",
-        "human",
-        {"decision": decision, "note": note, "iteration": pending.iteration},
-    )
     governance = state.governance.after_iteration(
         failed=not approve,
         held_out_score=pending.new_score if approve else pending.old_score,
@@ -267,7 +261,16 @@ async def approve_cycle(
     else:
         update |= {"score": pending.old_score, "rejected": [*state.rejected, pending.prompt]}
     state = state.model_copy(update=update)
-    await store.update_cycle(stored.id, CycleStatus.RUNNING, state.model_dump(mode="json"))
+    # Only if it is still paused: of two decisions taken at once, one wins.
+    await store.update_cycle(
+        stored.id, CycleStatus.RUNNING, state.model_dump(mode="json"), expected=CycleStatus.PAUSED
+    )
+    await store.append_event(
+        stored.id,
+        "decision",
+        "human",
+        {"decision": decision, "note": note, "iteration": pending.iteration},
+    )
     found = await store.get_cycle(stored.id)
     assert found is not None
     return found

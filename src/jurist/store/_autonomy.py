@@ -265,10 +265,14 @@ class AutonomyStore(Transactional):
         status: CycleStatus | str,
         state: Mapping[str, Any] | None,
         halted_reason: str | None = None,
+        *,
+        expected: CycleStatus | None = None,
     ) -> None:
         """Set the cycle's status and halted_reason, and its state unless `state` is None
         (the stored state is kept). A halted cycle needs a reason. A cycle that does not
-        exist is a LookupError."""
+        exist is a LookupError. With `expected`, the update happens only if the cycle is
+        still in that status, in the same statement, so two callers cannot both move it
+        on (a human decision taken twice): the second gets a ValueError."""
         _text("cycle_id", cycle_id, cycles.c.id)
         checked = _status(status)
         if halted_reason is not None:
@@ -282,13 +286,20 @@ class AutonomyStore(Transactional):
         }
         if state is not None:
             values["state"] = _json("state", state)
+        statement = sa.update(cycles).where(cycles.c.id == cycle_id)
+        if expected is not None:
+            statement = statement.where(cycles.c.status == _status(expected).value)
         async with self._writing(f"update cycle {cycle_id}") as connection:
-            result = await connection.execute(
-                sa.update(cycles).where(cycles.c.id == cycle_id).values(values)
-            )
+            result = await connection.execute(statement.values(values))
             found = result.rowcount
         if found == 0:
-            raise LookupError(f"no cycle with id {cycle_id!r}")
+            current = await self.get_cycle(cycle_id)
+            if current is None or expected is None:
+                raise LookupError(f"no cycle with id {cycle_id!r}")
+            raise ValueError(
+                f"cycle {cycle_id!r} is {current.status.value}, not {_status(expected).value}"
+                " any more: another caller moved it on"
+            )
 
     async def get_cycle(self, id_or_name: str) -> StoredCycle | None:
         """The cycle with this id, else the cycle with this name, else None."""
