@@ -296,6 +296,10 @@ async def test_the_rewriter_is_shown_the_proposals_already_rejected(store):
     assert len(rewrites) == 2
     assert "Already tried and rejected" not in rewrites[0].messages[-1].content
     assert SAME in rewrites[1].messages[-1].content.split("Already tried and rejected")[1]
+    # ... and, to keep it from writing the same again, it samples from then on.
+    assert rewrites[0].temperature == 0.0
+    assert rewrites[1].temperature == 0.7
+    assert rewrites[1].seed is not None
 
 
 async def test_a_prompt_whose_held_out_score_drifts_down_trips_the_regression_breaker(store):

@@ -93,6 +93,7 @@ ROLE_TIMEOUT_S = 300.0
 WORST_SHOWN = 3  # answers shown to the analyst
 SHOWN_REJECTED = 3  # earlier rejected proposals shown to the rewriter
 STEADY = 0.7  # the stability score from which improvement counts as consistent
+REWRITE_TEMPERATURE = 0.7  # the rewriter's, once a proposal was rejected
 
 
 class CycleSpec(BaseModel):
@@ -585,6 +586,9 @@ class _Cycle:
                 criteria=list(self.spec.criteria),
             ),
         )
+        # A deterministic rewriter shown its rejected proposal tends to write it again: once
+        # something was rejected, it samples (seeded, so a rerun is the same).
+        self.roles[Role.REWRITER].temperature = REWRITE_TEMPERATURE if state.rejected else None
         rewrite = await self._ask(
             Role.REWRITER,
             Stage.REWRITING,
