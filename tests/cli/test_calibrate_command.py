@@ -101,6 +101,11 @@ def test_bad_inputs_exit_2_naming_them(tmp_path):
         (["calibrate", str(dataset)], "--rubric"),
         (["calibrate", str(dataset), "--rubric", "summarization", "-d", "tone"], "tone"),
         (["calibrate", str(tmp_path / "missing.jsonl"), "--rubric", "summarization"], "missing"),
+        (["calibrate", str(dataset), "--rubric", "summarization", "--method", "vibes"], "--method"),
+        (
+            ["calibrate", str(dataset), "--rubric", "summarization", "--method", "claims"],
+            "does not rate",  # the claims method scores consistency, which rows() lacks
+        ),
         (
             ["calibrate", "--compare", "a", "b", "--database", f"sqlite:///{tmp_path}/x.db"],
             "no run",

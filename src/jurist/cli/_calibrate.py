@@ -61,6 +61,15 @@ def calibrate_command(
     target: Annotated[
         float, typer.Option("--target", help="The pooled Pearson each dimension must reach.")
     ] = 0.7,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="How items are scored: plain (the rubric asked plainly, the floor), or claims "
+            "(consistency from checked claims; claims:mean or claims:share to aggregate "
+            "otherwise).",
+        ),
+    ] = "plain",
     name: Annotated[str | None, typer.Option("--name", help="Name the stored run.")] = None,
     resume: Annotated[
         str | None, typer.Option("--resume", help="Continue a stored calibration run (id or name).")
@@ -122,6 +131,7 @@ def calibrate_command(
                 run=resume,
                 progress=progress,
                 target=Target(threshold=target),
+                method=method,
             )
             return done.report, done.aligned
 

@@ -19,13 +19,14 @@ from jurist.calibration import (
     load_dataset,
     ratings_report,
 )
-from jurist.core import BaseJudge, Context, Judgment, Status
-from jurist.judges import RubricJudge, RubricResult
+from jurist.core import BaseJudge, Context, Judgment
+from jurist.judges import RubricJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
 from jurist.runner._alignments import alignment_path
 from jurist.runner._data import dataset_from_rows
 from jurist.runner._engine import evaluate
+from jurist.runner._methods import Method, PlainRubric, method_named
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult
 from jurist.settings import Settings, get_settings
@@ -61,46 +62,27 @@ def rubric_dimensions(
 ) -> list[str]:
     """The dimensions to calibrate: those asked for, else every rubric criterion the
     dataset rates. Each must be both a criterion of the rubric and a rated dimension."""
-    criteria = [c.name for c in rubric.criteria]
-    rated = dataset.dimensions
-    chosen = list(dimensions) or [name for name in criteria if name in rated]
-    for name in chosen:
-        if name not in criteria:
-            raise ValueError(
-                f"--dimension {name!r}: not a criterion of rubric {rubric.id} {criteria}"
-            )
-        if name not in rated:
-            raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
-    if not chosen:
-        raise ValueError(
-            f"rubric {rubric.id} criteria {criteria} share no dimension with the dataset's "
-            f"{list(rated)}: name one with --dimension"
-        )
-    return chosen
+    return PlainRubric().dimensions(rubric, list(dataset.dimensions), dimensions)
 
 
-def judge_scores(run: RunResult) -> tuple[dict[str, dict[str, float | None]], list[float]]:
-    """Per item, each criterion's expected score (None for an item that errored: a missing
-    score, never a zero), and the seconds each scored item took."""
+def judge_scores(
+    run: RunResult, method: Method | None = None
+) -> tuple[dict[str, dict[str, float | None]], list[float]]:
+    """Per item, each dimension's score by `method` (the plain rubric by default; None for
+    an item that errored: a missing score, never a zero), and the seconds each scored item
+    took."""
+    reader = method or PlainRubric()
     scores: dict[str, dict[str, float | None]] = {}
     seconds: list[float] = []
     for item_id, judgment in run.judgments.items():
-        result = _rubric_result(judgment)
-        if result is None:
+        reading = reader.read(judgment)
+        if reading is None:
             scores[item_id] = {}
             continue
-        scores[item_id] = {c.criterion_name: c.expected_score for c in result.criteria_results}
-        seconds.append(result.evaluation_time_ms / 1000)
+        scores[item_id] = dict(reading.scores)
+        if reading.seconds is not None:
+            seconds.append(reading.seconds)
     return scores, seconds
-
-
-def _rubric_result(judgment: Judgment) -> RubricResult | None:
-    if judgment.status is Status.ERROR:
-        return None
-    try:
-        return RubricResult.from_judgment(judgment)
-    except KeyError:
-        return None
 
 
 async def calibrate(
@@ -119,13 +101,16 @@ async def calibrate(
     progress: Progress | None = None,
     target: Target | None = None,
     n_boot: int = 1000,
+    method: Method | str = "plain",
 ) -> Calibration:
-    """Scores every item with the rubric's chosen criteria (G-Eval, one call per criterion)
-    and reports the agreement with the human scores. With a store, the run is stored like
-    any `jurist eval` run (so it can be resumed) and the report is kept with it."""
+    """Scores every item by `method` (by default the rubric's chosen criteria, G-Eval, one
+    call per criterion; see `jurist.runner._methods`) and reports the agreement with the
+    human scores. With a store, the run is stored like any `jurist eval` run (so it can be
+    resumed) and the report is kept with it."""
     chosen_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
-    chosen = rubric_dimensions(dataset, chosen_rubric, dimensions)
-    judge = RubricJudge(chosen_rubric, model, criteria=chosen)
+    scorer = method_named(method) if isinstance(method, str) else method
+    chosen = scorer.dimensions(chosen_rubric, list(dataset.dimensions), dimensions)
+    judge = scorer.judge(chosen_rubric, chosen, model)
     rows = [
         {"id": item.id, "goal": goal, "output": item.output, "context": item.source}
         for item in dataset.ratings
@@ -140,22 +125,24 @@ async def calibrate(
         resume=resume,
         progress=progress,
     )
-    scores, seconds = judge_scores(result)
+    scores, seconds = judge_scores(result, scorer)
+    about = f"rubric:{chosen_rubric.id}" if scorer.name == "plain" else scorer.name
     report = ratings_report(
         dataset,
         scores,
-        judge=f"rubric:{chosen_rubric.id} ({', '.join(chosen)})",
+        judge=f"{about} ({', '.join(chosen)})",
         model=model_name or _model_name(model),
         dimensions=chosen,
-        latencies=seconds,
+        latencies=seconds or None,
         target=target,
         n_boot=n_boot,
     )
     if store is not None and result.run_id is not None:
         await keep_report(store, result.run_id, report)
+    # Saved alignments map the plain rubric's signals; other methods have other signals.
     alignments = {
         dimension: fitted
-        for dimension in chosen
+        for dimension in (chosen if scorer.name == "plain" else [])
         if (fitted := load_alignment(chosen_rubric.id, dimension)) is not None
         and fitted.dataset_sha256 != dataset.sha256
     }
@@ -201,18 +188,11 @@ async def stored_report(store: RecordStore, run: str) -> CalibrationReport:
 # -- alignment: the judge's signals mapped to the human scale ------------------------------
 
 
-def item_signals(judgment: Judgment) -> dict[str, float] | None:
-    """What a rubric judgment offers an alignment: each criterion's expected score and
-    confidence, and the overall score. None for an item that errored."""
-    result = _rubric_result(judgment)
-    if result is None:
-        return None
-    signals = {"overall": result.overall_score}
-    for criterion in result.criteria_results:
-        signals[f"{criterion.criterion_name}.expected"] = criterion.expected_score
-        if criterion.confidence is not None:
-            signals[f"{criterion.criterion_name}.confidence"] = criterion.confidence
-    return signals
+def item_signals(judgment: Judgment, method: Method | None = None) -> dict[str, float] | None:
+    """What a judgment offers an alignment (for the plain rubric: each criterion's expected
+    score and confidence, and the overall score). None for an item that errored."""
+    reading = (method or PlainRubric()).read(judgment)
+    return None if reading is None else dict(reading.signals)
 
 
 class FittedAlignment(BaseModel):

@@ -1,0 +1,169 @@
+"""How a calibration turns a judge's judgment into a score per human dimension.
+
+`plain` asks the G-Eval rubric its criteria, one call each: the floor the other methods are
+measured against. `claims` scores consistency from the output's claims: each is checked
+against the source with a quote and P(supported), and the score aggregates the claims
+(by default the least supported one) instead of asking one holistic question.
+
+A method also names the signals an alignment may use (`jurist align`).
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from jurist.core import Judge, Judgment, Status
+from jurist.judges import FaithfulnessJudge, RubricJudge, RubricResult
+from jurist.llm import Model
+from jurist.rubrics import Rubric
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one judgment says on the human scale: a score per dimension (None: it could not
+    tell), the seconds it took, and the signals an alignment may map."""
+
+    scores: dict[str, float | None]
+    seconds: float | None = None
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+class Method(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+
+    @abstractmethod
+    def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+        """The dimensions this method scores here; a ValueError names what cannot be."""
+
+    @abstractmethod
+    def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
+        """The judge that scores one item."""
+
+    @abstractmethod
+    def read(self, judgment: Judgment) -> Reading | None:
+        """The judgment's reading; None for a judgment that errored."""
+
+
+class PlainRubric(Method):
+    name = "plain"
+    description = "the rubric's criteria asked plainly, one G-Eval call each (the floor)"
+
+    def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+        criteria = [c.name for c in rubric.criteria]
+        chosen = list(asked) or [name for name in criteria if name in rated]
+        for name in chosen:
+            if name not in criteria:
+                raise ValueError(
+                    f"--dimension {name!r}: not a criterion of rubric {rubric.id} {criteria}"
+                )
+            if name not in rated:
+                raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
+        if not chosen:
+            raise ValueError(
+                f"rubric {rubric.id} criteria {criteria} share no dimension with the dataset's "
+                f"{list(rated)}: name one with --dimension"
+            )
+        return chosen
+
+    def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
+        return RubricJudge(rubric, model, criteria=list(dimensions))
+
+    def read(self, judgment: Judgment) -> Reading | None:
+        if judgment.status is Status.ERROR:
+            return None
+        try:
+            result = RubricResult.from_judgment(judgment)
+        except KeyError:
+            return None
+        signals = {"overall": result.overall_score}
+        for criterion in result.criteria_results:
+            signals[f"{criterion.criterion_name}.expected"] = criterion.expected_score
+            if criterion.confidence is not None:
+                signals[f"{criterion.criterion_name}.confidence"] = criterion.confidence
+        return Reading(
+            scores={c.criterion_name: c.expected_score for c in result.criteria_results},
+            seconds=result.evaluation_time_ms / 1000,
+            signals=signals,
+        )
+
+
+class ClaimConsistency(Method):
+    """Consistency from claims: 1 + 4 x the aggregate of the claims' P(supported), on the
+    1-5 scale of human consistency ratings. `aggregate` is `min` (one unsupported claim
+    makes a summary inconsistent, which is how raters read it), `mean`, or `share` (the
+    share of claims judged supported). A summary that makes no factual claim has no score."""
+
+    name = "claims"
+    description = "consistency from the output's claims, each checked against the source"
+    DIMENSION: ClassVar[str] = "consistency"
+    AGGREGATES: ClassVar[tuple[str, ...]] = ("min", "mean", "share")
+
+    def __init__(self, aggregate: str = "min") -> None:
+        if aggregate not in self.AGGREGATES:
+            raise ValueError(f"aggregate must be one of {self.AGGREGATES}, got {aggregate!r}")
+        self.aggregate = aggregate
+
+    def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+        wrong = [name for name in asked if name != self.DIMENSION]
+        if wrong:
+            raise ValueError(
+                f"--dimension {wrong[0]!r}: the claims method scores only {self.DIMENSION!r}"
+            )
+        if self.DIMENSION not in rated:
+            raise ValueError(
+                f"the claims method scores {self.DIMENSION!r}, which the dataset does not rate "
+                f"(it rates {list(rated)})"
+            )
+        return [self.DIMENSION]
+
+    def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
+        return FaithfulnessJudge(model)
+
+    def read(self, judgment: Judgment) -> Reading | None:
+        if judgment.status is Status.ERROR:
+            return None
+        meta: Mapping[str, object] = judgment.metadata
+        total = meta.get("total_claims")
+        p_min, p_mean = meta.get("p_supported_min"), meta.get("p_supported_mean")
+        supported = meta.get("supported_claims")
+        usage = judgment.usage
+        seconds = usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
+        if not isinstance(total, int) or total == 0:
+            return Reading(scores={self.DIMENSION: None}, seconds=seconds)
+        signals: dict[str, float] = {"consistency.claims": float(total)}
+        if isinstance(p_min, float | int):
+            signals["consistency.p_min"] = float(p_min)
+        if isinstance(p_mean, float | int):
+            signals["consistency.p_mean"] = float(p_mean)
+        if isinstance(supported, int):
+            signals["consistency.share"] = supported / total
+            signals["consistency.unsupported"] = float(total - supported)
+        key = (
+            "consistency.share" if self.aggregate == "share" else f"consistency.p_{self.aggregate}"
+        )
+        value = signals.get(key)
+        score = None if value is None else 1.0 + 4.0 * value
+        return Reading(scores={self.DIMENSION: score}, seconds=seconds, signals=signals)
+
+
+_SIGNAL_OF = {
+    "min": "consistency.p_min",
+    "mean": "consistency.p_mean",
+    "share": "consistency.share",
+}
+
+METHODS: dict[str, type[Method]] = {"plain": PlainRubric, "claims": ClaimConsistency}
+
+
+def method_named(name: str) -> Method:
+    """The method called `name` (`plain`, `claims`, or `claims:mean` for another aggregate)."""
+    base, _, option = name.partition(":")
+    if base not in METHODS:
+        raise ValueError(f"--method {name!r}: one of {sorted(METHODS)}")
+    if base == "claims" and option:
+        return ClaimConsistency(option)
+    if option:
+        raise ValueError(f"--method {name!r}: {base} takes no option")
+    return METHODS[base]()

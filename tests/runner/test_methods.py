@@ -1,0 +1,95 @@
+"""Calibration methods: the plain rubric (the floor) and consistency from checked claims,
+read from judgments and run end to end with a scripted model."""
+
+import json
+
+import pytest
+
+from jurist import Judgment, Usage
+from jurist.calibration import load_dataset
+from jurist.rubrics import get_rubric
+from jurist.runner._calibrate import calibrate
+from jurist.runner._methods import ClaimConsistency, PlainRubric, method_named
+from service_script import ServiceScript, scripted_model
+
+SOURCE = "The bridge closes on Monday. Repairs take 14 weeks. Buses use Oak Street."
+
+
+def claims_judgment(p_min: float, p_mean: float, supported: int, total: int) -> Judgment:
+    return Judgment.ok(
+        metadata={
+            "total_claims": total,
+            "supported_claims": supported,
+            "p_supported_min": p_min,
+            "p_supported_mean": p_mean,
+        },
+        usage=Usage(calls=3, latency_ms=4200.0),
+    )
+
+
+@pytest.mark.parametrize(
+    ("aggregate", "expected"), [("min", 1 + 4 * 0.1), ("mean", 1 + 4 * 0.6), ("share", 1 + 4 * 0.5)]
+)
+def test_claims_score_consistency_by_the_chosen_aggregate(aggregate, expected):
+    reading = ClaimConsistency(aggregate).read(claims_judgment(0.1, 0.6, 1, 2))
+    assert reading is not None
+    assert reading.scores == {"consistency": pytest.approx(expected)}
+    assert reading.seconds == pytest.approx(4.2)
+    assert reading.signals["consistency.unsupported"] == 1.0
+
+
+def test_no_claim_is_no_score_and_an_error_no_reading():
+    method = ClaimConsistency()
+    assert method.read(Judgment.abstain("no claim", metadata={"total_claims": 0})).scores == {
+        "consistency": None
+    }
+    assert method.read(Judgment.error("model down")) is None
+
+
+def test_methods_by_name_and_the_dimensions_they_score():
+    assert isinstance(method_named("plain"), PlainRubric)
+    assert method_named("claims:mean").aggregate == "mean"
+    with pytest.raises(ValueError, match="one of"):
+        method_named("vibes")
+    with pytest.raises(ValueError, match="aggregate"):
+        method_named("claims:median")
+    rubric = get_rubric("summarization")
+    with pytest.raises(ValueError, match="scores only 'consistency'"):
+        ClaimConsistency().dimensions(rubric, ["coherence", "consistency"], ["coherence"])
+    with pytest.raises(ValueError, match="does not rate"):
+        ClaimConsistency().dimensions(rubric, ["coherence"], [])
+
+
+async def test_a_claims_calibration_reports_consistency_from_the_least_supported_claim(tmp_path):
+    rows = []
+    for i in range(8):
+        rows.append(
+            {
+                "id": f"s{i}",
+                "doc_id": f"d{i % 2}",
+                "source": SOURCE,
+                "output": f"Summary {i}.",
+                "human_scores": {"consistency": 1 + (i % 5), "coherence": 3},
+                "scale": [1, 5],
+            }
+        )
+    path = tmp_path / "ratings.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    script = ServiceScript(
+        claims=["The bridge closes on Monday.", "Repairs take 20 weeks."],
+        support={
+            "The bridge closes on Monday.": (0.9, "The bridge closes on Monday."),
+            "Repairs take 20 weeks.": (0.2, "Repairs take 14 weeks."),
+        },
+    )
+    done = await calibrate(
+        load_dataset(path), "summarization", model=scripted_model(script), method="claims"
+    )
+    report = done.report
+    assert list(report.dimensions) == ["consistency"]
+    assert report.judge.startswith("claims (consistency)")
+    reading = ClaimConsistency().read(next(iter(done.run.judgments.values())))
+    assert reading is not None
+    p_min = reading.signals["consistency.p_min"]
+    assert p_min <= 0.2 + 1e-9
+    assert reading.scores["consistency"] == pytest.approx(1 + 4 * p_min)
