@@ -153,6 +153,17 @@ class DimensionResult(BaseModel):
         return grouped.get(_coefficient(metric)) if grouped is not None else None
 
 
+class CostPerItem(BaseModel):
+    """What judging one item took from the model, averaged over the items judged."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    items: int
+    calls: float
+    input_tokens: float
+    output_tokens: float
+
+
 class CalibrationReport(BaseModel):
     """One judge (and model) against one dataset's human ratings.
 
@@ -174,6 +185,7 @@ class CalibrationReport(BaseModel):
     pairwise: PairwiseMetrics | None = None
     agreement: Agreement | None = None
     latency: LatencySummary | None = None
+    cost: CostPerItem | None = None
     verdict: Verdict
     reason: str
     created_at: datetime
@@ -460,6 +472,13 @@ def _markdown(report: CalibrationReport) -> list[str]:
             f"P50 {latency.p50:.2f} s, P95 {latency.p95:.2f} s, mean {latency.mean:.2f} s, "
             f"max {latency.max:.2f} s over {latency.n} evaluations: **{latency.verdict}** "
             f"(P95 < {latency.limit_s:g} s)",
+            "",
+        ]
+    if report.cost is not None:
+        cost = report.cost
+        lines += [
+            f"Per item ({cost.items} judged): {cost.calls:.1f} model calls, "
+            f"{cost.input_tokens:.0f} input and {cost.output_tokens:.0f} output tokens.",
             "",
         ]
     lines.append(f"**Verdict: {report.verdict}** ({report.target.describe()}): {report.reason}")

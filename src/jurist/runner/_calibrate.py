@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from jurist.calibration import (
     Alignment,
     CalibrationReport,
+    CostPerItem,
     Dataset,
     DatasetKind,
     Target,
@@ -137,6 +138,7 @@ async def calibrate(
         target=target,
         n_boot=n_boot,
     )
+    report = report.model_copy(update={"cost": cost_per_item(result)})
     if store is not None and result.run_id is not None:
         await keep_report(store, result.run_id, report)
     # Saved alignments map the plain rubric's signals; other methods have other signals.
@@ -158,6 +160,20 @@ async def calibrate(
             n_boot=n_boot,
         )
     return Calibration(report, result, aligned)
+
+
+def cost_per_item(run: RunResult) -> CostPerItem | None:
+    """Model calls and tokens per judged item (errors included: they cost too)."""
+    usages = [j.usage for j in run.judgments.values() if j.usage is not None]
+    if not usages:
+        return None
+    n = len(usages)
+    return CostPerItem(
+        items=n,
+        calls=sum(u.calls for u in usages) / n,
+        input_tokens=sum(u.input_tokens for u in usages) / n,
+        output_tokens=sum(u.output_tokens for u in usages) / n,
+    )
 
 
 def _model_name(model: Model | str | None) -> str:
