@@ -271,3 +271,20 @@ def test_summeval_with_a_perfect_judge_passes_qv03():
     assert report.verdict is Verdict.PASS
     assert report.dataset.n == 100
     assert list(report.dimensions) == ["coherence", "consistency", "fluency", "relevance"]
+
+
+def test_the_top_of_the_scale_is_told_apart_by_auc_and_balanced_accuracy(ratings):
+    # Coherence: 4 items are rated 5. The copycat ranks them first (AUC 1) and rounds them
+    # to 5 (balanced accuracy 1); the reversed fluency judge ranks the 3 top-rated last.
+    report = ratings_report(
+        ratings, _perfect_coherence_reversed_fluency(ratings), judge="j", model="m", **FAST
+    )
+    coherence = report.dimensions["coherence"].top
+    assert coherence is not None
+    assert coherence.counts.true_positive + coherence.counts.false_negative == 4
+    assert coherence.auc.value == pytest.approx(1.0)
+    assert coherence.balanced_accuracy.value == pytest.approx(1.0)
+    fluency = report.dimensions["fluency"].top
+    assert fluency is not None
+    assert fluency.auc.value == pytest.approx(0.0)
+    assert "| coherence | 4 of 24 | 1.00" in report.to_markdown()

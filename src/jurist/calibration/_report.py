@@ -12,7 +12,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jurist.calibration._datasets import Dataset, DatasetKind
+from jurist.calibration._datasets import Dataset, DatasetKind, RatingItem
 from jurist.calibration._stats import (
     BINARY_METRICS,
     COEFFICIENTS,
@@ -145,6 +145,9 @@ class DimensionResult(BaseModel):
     verdict: Verdict
     reason: str
     points: list[Point]
+    # How the judge's score tells the outputs humans rated at the top of the scale from the
+    # rest: AUC of the score, and balanced accuracy of "the score rounds to the top".
+    top: BinaryMetrics | None = None
 
     def estimate(self, metric: str, level: Level) -> Estimate | None:
         if level == "pooled":
@@ -257,7 +260,12 @@ def ratings_report(
             for item, h, s in zip(rated, human, scores, strict=True)
         ]
         results[dimension] = DimensionResult(
-            correlations=found, agreement=agreement, verdict=verdict, reason=reason, points=points
+            correlations=found,
+            agreement=agreement,
+            verdict=verdict,
+            reason=reason,
+            points=points,
+            top=_top_of_scale(rated, human, scores, boot),
         )
     failed = [f"{name}: {r.reason}" for name, r in results.items() if r.verdict is Verdict.FAIL]
     if failed:
@@ -277,6 +285,25 @@ def ratings_report(
         created_at=created_at or datetime.now(UTC),
         **boot,
     )
+
+
+def _top_of_scale(
+    rated: Sequence[RatingItem],
+    human: Sequence[float],
+    scores: Sequence[float | None],
+    boot: Mapping[str, Any],
+) -> BinaryMetrics | None:
+    """The judge's score as a test for "humans rated it at the top of the scale"; None when
+    no item, or every item, is at the top (nothing to tell apart)."""
+    if not rated:
+        return None
+    low, high = rated[0].scale
+    labels = [h >= high for h in human]
+    if all(labels) or not any(labels):
+        return None
+    share = [None if s is None else (s - low) / (high - low) for s in scores]
+    predictions = [None if s is None else round(s) >= high for s in scores]
+    return binary_metrics(labels, predictions, share, **boot)
 
 
 def binary_report(
@@ -507,6 +534,21 @@ def _correlation_table(report: CalibrationReport) -> list[str]:
                 f"{grouped.groups_skipped} skipped) | {grouped.groups_used} | "
                 f"{grouped.pearson.format()} | {grouped.spearman.format()} | "
                 f"{grouped.kendall.format()} | |"
+            )
+    tops = [(name, r.top) for name, r in report.dimensions.items() if r.top is not None]
+    if tops:
+        lines += [
+            "",
+            "Telling the outputs rated at the top of the scale from the rest:",
+            "",
+            "| Dimension | top-rated | AUC of the score | balanced accuracy (rounds to the top) |",
+            "|---|---|---|---|",
+        ]
+        for name, top in tops:
+            positives = top.counts.true_positive + top.counts.false_negative
+            lines.append(
+                f"| {name} | {positives} of {top.n} | {top.auc.format(signed=False)} | "
+                f"{top.balanced_accuracy.format(signed=False)} |"
             )
     return [*lines, ""]
 
