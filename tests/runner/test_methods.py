@@ -98,3 +98,36 @@ async def test_a_claims_calibration_reports_consistency_from_the_least_supported
     p_min = reading.signals["consistency.p_min"]
     assert p_min <= 0.2 + 1e-9
     assert reading.scores["consistency"] == pytest.approx(1 + 4 * p_min)
+
+
+async def test_coverage_scores_relevance_from_the_key_facts_the_output_keeps():
+    from jurist import Context
+    from jurist.judges import CoverageJudge
+
+    facts = ["The bridge closes on Monday.", "Repairs take 14 weeks.", "Buses use Oak Street."]
+    summary = "The bridge closes on Monday for 14 weeks of repairs."
+    script = ServiceScript(
+        claims=facts,
+        support={
+            facts[0]: (0.9, "The bridge closes on Monday"),
+            facts[1]: (0.8, "14 weeks of repairs"),
+            facts[2]: (0.1, "The bridge"),
+        },
+    )
+    model = scripted_model(script)
+    judge = CoverageJudge(model)
+    first = await judge.judge(Context("Summarise.", output=summary, context=SOURCE))
+    second = await judge.judge(
+        Context("Summarise.", output="Buses use Oak Street.", context=SOURCE)
+    )
+
+    assert first.metadata["key_facts"] == 3
+    assert first.metadata["covered_facts"] == 2
+    assert first.score.normalized() == pytest.approx((0.9 + 0.8 + 0.1) / 3, abs=0.01)
+    extractions = [r for r in model.requests if "most important facts" in r.messages[-1].content]
+    assert len(extractions) == 1  # the source's key facts are found once for both summaries
+    assert second.usage is not None
+
+    reading = method_named("coverage").read(first)
+    assert reading is not None
+    assert reading.scores["relevance"] == pytest.approx(1 + 4 * first.metadata["p_covered_mean"])

@@ -15,6 +15,7 @@ from jurist.judges._claims import (
     split_sentences,
 )
 from jurist.judges._command import CommandJudge
+from jurist.judges._coverage import CoverageJudge
 from jurist.judges._criteria import CriteriaJudge, CriterionJudge
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
 from jurist.judges._facts import FactCheck, FactChecker
@@ -64,6 +65,7 @@ __all__ = [
     "CommandJudge",
     "ContainsJudge",
     "ContextRelevanceJudge",
+    "CoverageJudge",
     "CriteriaJudge",
     "CriterionJudge",
     "CriterionResult",

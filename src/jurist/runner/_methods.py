@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from jurist.core import Judge, Judgment, Status
-from jurist.judges import FaithfulnessJudge, RubricJudge, RubricResult
+from jurist.judges import CoverageJudge, FaithfulnessJudge, RubricJudge, RubricResult
 from jurist.llm import Model
 from jurist.rubrics import Rubric
 
@@ -106,17 +106,7 @@ class ClaimConsistency(Method):
         self.aggregate = aggregate
 
     def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
-        wrong = [name for name in asked if name != self.DIMENSION]
-        if wrong:
-            raise ValueError(
-                f"--dimension {wrong[0]!r}: the claims method scores only {self.DIMENSION!r}"
-            )
-        if self.DIMENSION not in rated:
-            raise ValueError(
-                f"the claims method scores {self.DIMENSION!r}, which the dataset does not rate "
-                f"(it rates {list(rated)})"
-            )
-        return [self.DIMENSION]
+        return _only(self.name, self.DIMENSION, rated, asked)
 
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return FaithfulnessJudge(model)
@@ -148,13 +138,61 @@ class ClaimConsistency(Method):
         return Reading(scores={self.DIMENSION: score}, seconds=seconds, signals=signals)
 
 
+class Coverage(Method):
+    """Relevance from coverage: 1 + 4 x the mean P(covered) of the source's key facts
+    (extracted once per source), on the 1-5 scale of human relevance ratings."""
+
+    name = "coverage"
+    description = "relevance from the source's key facts the output covers"
+    DIMENSION: ClassVar[str] = "relevance"
+
+    def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+        return _only(self.name, self.DIMENSION, rated, asked)
+
+    def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
+        return CoverageJudge(model)
+
+    def read(self, judgment: Judgment) -> Reading | None:
+        if judgment.status is Status.ERROR:
+            return None
+        meta: Mapping[str, object] = judgment.metadata
+        usage = judgment.usage
+        seconds = usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
+        coverage, facts = meta.get("p_covered_mean"), meta.get("key_facts")
+        if not isinstance(coverage, float | int) or not isinstance(facts, int):
+            return Reading(scores={self.DIMENSION: None}, seconds=seconds)
+        covered = meta.get("covered_facts")
+        signals = {"relevance.coverage": float(coverage), "relevance.key_facts": float(facts)}
+        if isinstance(covered, int):
+            signals["relevance.covered_share"] = covered / facts
+        return Reading(
+            scores={self.DIMENSION: 1.0 + 4.0 * float(coverage)}, seconds=seconds, signals=signals
+        )
+
+
+def _only(method: str, dimension: str, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+    wrong = [name for name in asked if name != dimension]
+    if wrong:
+        raise ValueError(f"--dimension {wrong[0]!r}: the {method} method scores only {dimension!r}")
+    if dimension not in rated:
+        raise ValueError(
+            f"the {method} method scores {dimension!r}, which the dataset does not rate "
+            f"(it rates {list(rated)})"
+        )
+    return [dimension]
+
+
 _SIGNAL_OF = {
     "min": "consistency.p_min",
     "mean": "consistency.p_mean",
     "share": "consistency.share",
 }
 
-METHODS: dict[str, type[Method]] = {"plain": PlainRubric, "claims": ClaimConsistency}
+METHODS: dict[str, type[Method]] = {
+    "plain": PlainRubric,
+    "claims": ClaimConsistency,
+    "coverage": Coverage,
+}
 
 
 def method_named(name: str) -> Method:
