@@ -190,11 +190,12 @@ EventSink = Callable[[str], None]
 
 
 class _Halted(Exception):
+    """The meta judge stopped the cycle; `state` is where it stood after the iteration."""
+
     def __init__(self, reason: str, state: "LoopState") -> None:
         super().__init__(reason)
         self.reason = reason
         self.state = state
-        self.status = CycleStatus.HALTED
 
 
 async def start_cycle(
@@ -427,7 +428,7 @@ class _Cycle:
                     break
         except _Halted as halted:
             state = halted.state
-            status, reason = halted.status, halted.reason
+            status, reason = CycleStatus.HALTED, halted.reason
             await self._record("decision", "halt", {"reason": reason})
         except (ModelError, RoleFailure) as exc:
             status, reason = self._failure(exc)
