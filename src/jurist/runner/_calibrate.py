@@ -111,6 +111,7 @@ async def calibrate(
     chosen_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
     scorer = method_named(method) if isinstance(method, str) else method
     chosen = scorer.dimensions(chosen_rubric, list(dataset.dimensions), dimensions)
+    scorer.prepare(dataset)
     judge = scorer.judge(chosen_rubric, chosen, model)
     rows = [
         {"id": item.id, "goal": goal, "output": item.output, "context": item.source}

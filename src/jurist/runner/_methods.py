@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from jurist.calibration import Dataset
 from jurist.core import Judge, Judgment, Status
 from jurist.judges import CoverageJudge, FaithfulnessJudge, RubricJudge, RubricResult
 from jurist.llm import Model
@@ -44,6 +45,11 @@ class Method(ABC):
     @abstractmethod
     def read(self, judgment: Judgment) -> Reading | None:
         """The judgment's reading; None for a judgment that errored."""
+
+    def prepare(self, dataset: Dataset) -> None:  # noqa: B027 - most methods need nothing
+        """Called with the rated dataset before any item is judged: a method that learns
+        from the other documents' human ratings (anchors) keeps what it needs here, and must
+        never show an item its own document's ratings."""
 
 
 class PlainRubric(Method):
