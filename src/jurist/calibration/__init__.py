@@ -12,6 +12,7 @@ krippendorff, matplotlib).
 """
 
 from jurist.calibration._align import Alignment, AlignmentValidation, fit_alignment
+from jurist.calibration._choose import FoldChoice, choose_out_of_fold
 from jurist.calibration._datasets import (
     BinaryItem,
     Dataset,
@@ -75,6 +76,7 @@ __all__ = [
     "DatasetKind",
     "DimensionResult",
     "Estimate",
+    "FoldChoice",
     "GroupCorrelations",
     "LatencySummary",
     "PairwiseItem",
@@ -86,6 +88,7 @@ __all__ = [
     "Verdict",
     "binary_metrics",
     "binary_report",
+    "choose_out_of_fold",
     "cohen_kappa",
     "compare_reports",
     "correlations",
