@@ -6,11 +6,20 @@ missing. Printed, one row per method and dimension: Spearman and Kendall, over a
 averaged per document, with bootstrap 95% intervals; AUC for telling the outputs humans rated
 at the top of the scale from the rest; seconds and model calls per item.
 
-`--limit N` scores the first N items (the file keeps each document's four summaries
-together, so N = 40 is ten whole documents). `--run METHOD=NAME` reads a stored run of that
-name (on the dataset's items only) instead of running `quality-METHOD-MODEL-N`.
+Then two rows per dimension that are out of fold by construction (see
+`jurist.calibration.choose_out_of_fold` and `fit_alignment`):
+- `chosen`: each document scored by the method (or aggregate) that ranks the *other*
+  documents best, so picking the best method is never done on the items it is reported on;
+- `aligned`: a linear map from the chosen methods' signals for that dimension to the human
+  score, fitted on the other folds (GroupKFold by document) and scored on the held-out one.
+And the line the issue's targets read: the average `chosen` Spearman over the dimensions.
 
-Run: uv run python bench/quality.py [--methods plain,claims,coverage] [--limit N]
+`--limit N` scores the first N items (the file keeps each document's four summaries
+together, so N = 40 is ten whole documents). `--run METHOD=NAME[+NAME...]` reads stored runs
+of those names (merged, on the dataset's items only) instead of running
+`quality-METHOD-MODEL-N`.
+
+Run: uv run python bench/quality.py [--methods plain,claims,coverage,sentences] [--limit N]
      [--model local:qwen2.5-1.5b] [--database URL] [--run plain=summeval-qwen1.5b]
 """
 
@@ -18,18 +27,37 @@ import argparse
 import asyncio
 import dataclasses
 import re
+import statistics
+from collections.abc import Mapping
 from pathlib import Path
 
-from jurist.calibration import CalibrationReport, ratings_report
+from jurist.calibration import (
+    CalibrationReport,
+    Dataset,
+    choose_out_of_fold,
+    fit_alignment,
+    ratings_report,
+)
 from jurist.rubrics import get_rubric
-from jurist.runner import load_run
+from jurist.runner import RunResult, load_run
 from jurist.runner._calibrate import calibrate, calibration_dataset, cost_per_item, judge_scores
-from jurist.runner._methods import method_named
+from jurist.runner._methods import Method, method_named
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 
 DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
 GOAL = "Summarise the article."
+# Other readings of a method's stored judgments that the out-of-fold choice may pick from.
+VARIANTS = {"claims": ["claims:mean", "claims:share"]}
+
+
+@dataclasses.dataclass
+class Scored:
+    method: str
+    report: CalibrationReport
+    scores: dict[str, dict[str, float | None]]
+    signals: dict[str, dict[str, float]]
+    seconds: float | None
 
 
 def run_name(method: str, model: str, limit: int | None) -> str:
@@ -37,26 +65,20 @@ def run_name(method: str, model: str, limit: int | None) -> str:
     return f"quality-{slug}-{limit or 'all'}"
 
 
-async def one(method: str, args: argparse.Namespace, named: dict[str, str]) -> CalibrationReport:
+async def stored(names: str, dataset: Dataset, database: str | None) -> RunResult:
+    wanted = {item.id for item in dataset.ratings}
+    runs: list[RunResult] = []
+    async with await RecordStore.open(database) as store:
+        for name in names.split("+"):
+            runs.append(await load_run(store, name))
+    kept = {k: v for run in runs for k, v in run.judgments.items() if k in wanted}
+    return dataclasses.replace(runs[0], judgments=kept)
+
+
+async def judged(method: str, args: argparse.Namespace, named: dict[str, str]) -> RunResult:
     dataset = calibration_dataset(args.data, args.limit)
-    if method in named:  # a stored run, read on this dataset's items only
-        async with await RecordStore.open(args.database) as store:
-            stored = await load_run(store, named[method])
-        scorer = method_named(method)
-        wanted = {item.id for item in dataset.ratings}
-        kept = dataclasses.replace(
-            stored, judgments={k: v for k, v in stored.judgments.items() if k in wanted}
-        )
-        scores, seconds = judge_scores(kept, scorer)
-        report = ratings_report(
-            dataset,
-            {item_id: scores.get(item_id, {}) for item_id in wanted},
-            judge=f"{method} (stored run {named[method]})",
-            model=args.model,
-            dimensions=scorer.dimensions(get_rubric("summarization"), list(dataset.dimensions), ()),
-            latencies=seconds or None,
-        )
-        return report.model_copy(update={"cost": cost_per_item(kept)})
+    if method in named:
+        return await stored(named[method], dataset, args.database)
     name = run_name(method, args.model, args.limit)
     async with await RecordStore.open(args.database) as store:
         exists = await store.get_run(name) is not None
@@ -71,12 +93,88 @@ async def one(method: str, args: argparse.Namespace, named: dict[str, str]) -> C
             resume=exists,
             method=method,
         )
-    return done.report
+    return done.run
 
 
-def rows(method: str, report: CalibrationReport) -> list[str]:
+def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str) -> Scored:
+    scorer: Method = method_named(method)
+    scores, seconds = judge_scores(run, scorer)
+    signals: dict[str, dict[str, float]] = {}
+    for item_id, judgment in run.judgments.items():
+        reading = scorer.read(judgment)
+        if reading is not None:
+            signals[item_id] = dict(reading.signals)
+    wanted = [item.id for item in dataset.ratings]
+    rated = list(dataset.dimensions)
+    report = ratings_report(
+        dataset,
+        {item_id: scores.get(item_id, {}) for item_id in wanted},
+        judge=label,
+        model=model,
+        dimensions=scorer.dimensions(get_rubric("summarization"), rated, ()),
+        latencies=seconds or None,
+    )
+    report = report.model_copy(update={"cost": cost_per_item(run)})
+    mean = statistics.fmean(seconds) if seconds else None
+    return Scored(method, report, scores, signals, mean)
+
+
+def out_of_fold(dataset: Dataset, results: list[Scored], model: str) -> list[CalibrationReport]:
+    """The `chosen` and `aligned` reports: every figure out of fold."""
+    items = dataset.ratings
+    groups = [item.doc_id for item in items]
+    chosen: dict[str, dict[str, float | None]] = {item.id: {} for item in items}
+    aligned: dict[str, dict[str, float | None]] = {item.id: {} for item in items}
+    picks: dict[str, dict[str, int]] = {}
+    for dimension in dataset.dimensions:
+        offering = [r for r in results if dimension in r.report.dimensions]
+        if not offering:
+            continue
+        human = [item.human_scores.get(dimension) for item in items]
+        candidates = {
+            r.method: [r.scores.get(item.id, {}).get(dimension) for item in items] for r in offering
+        }
+        choice = choose_out_of_fold(candidates, human, groups=groups)
+        picks[dimension] = choice.counts()
+        for item, value in zip(items, choice.predictions, strict=True):
+            chosen[item.id][dimension] = value
+        # The alignment maps every signal the offering methods give for this dimension, on
+        # the items that have them all.
+        rows: list[tuple[int, dict[str, float]]] = []
+        for i, item in enumerate(items):
+            row: dict[str, float] = {}
+            for r in offering:
+                row.update(
+                    {
+                        k: v
+                        for k, v in r.signals.get(item.id, {}).items()
+                        if k.startswith(f"{dimension}.")
+                    }
+                )
+            rows.append((i, row))
+        names = set.intersection(*(set(row) for _, row in rows if row)) if rows else set()
+        usable = [(i, row) for i, row in rows if row and names <= set(row)]
+        if names and len({groups[i] for i, _ in usable}) >= 5:
+            fitted = fit_alignment(
+                [{n: row[n] for n in sorted(names)} for _, row in usable],
+                [float(items[i].human_scores[dimension]) for i, _ in usable],
+                method="linear",
+                folds=5,
+                groups=[groups[i] for i, _ in usable],
+            )
+            assert fitted.validation is not None  # fit_alignment always validates
+            for (i, _), value in zip(usable, fitted.validation.out_of_fold, strict=True):
+                aligned[items[i].id][dimension] = value
+    reports = [
+        ratings_report(dataset, chosen, judge=f"chosen out of fold {picks}", model=model),
+        ratings_report(dataset, aligned, judge="linear alignment, out of fold", model=model),
+    ]
+    return reports
+
+
+def rows(method: str, report: CalibrationReport, seconds: float | None) -> list[str]:
     out = []
-    seconds = f"{report.latency.mean:.1f}" if report.latency is not None else "-"
+    shown = f"{seconds:.1f}" if seconds is not None else "-"
     calls = f"{report.cost.calls:.1f}" if report.cost is not None else "-"
     for dimension, result in report.dimensions.items():
         pooled = result.correlations.pooled
@@ -89,30 +187,54 @@ def rows(method: str, report: CalibrationReport) -> list[str]:
             auc = f"{top.auc.format(signed=False)} ({rated_top} of {top.n})"
         out.append(
             f"| {dimension} | {method} | {pooled.spearman.format()} | {pooled.kendall.format()} "
-            f"| {per_doc} | {auc} | {seconds} | {calls} |"
+            f"| {per_doc} | {auc} | {shown} | {calls} |"
         )
     return out
 
 
+def average_spearman(report: CalibrationReport) -> str:
+    values = {
+        d: r.correlations.pooled.spearman.value
+        for d, r in report.dimensions.items()
+        if r.correlations.pooled.spearman.value is not None
+    }
+    known = list(values.values())
+    if not known:
+        return "-"
+    worst = min(values, key=lambda d: values[d])
+    return f"{statistics.fmean(known):+.2f} over {len(known)} dimensions (lowest: {worst})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", default="plain,claims,coverage")
+    parser.add_argument("--methods", default="plain,claims,coverage,sentences")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--model", default=get_settings().model)
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--database", default=None)
-    parser.add_argument("--run", action="append", default=[], help="METHOD=RUN_NAME")
+    parser.add_argument("--run", action="append", default=[], help="METHOD=RUN_NAME[+RUN...]")
     args = parser.parse_args()
-    named = dict(item.split("=", 1) for item in args.run)
+    named: Mapping[str, str] = dict(item.split("=", 1) for item in args.run)
+    dataset = calibration_dataset(args.data, args.limit)
     lines = [
-        f"SummEval, {args.limit or 100} items, {args.model}",
+        f"SummEval, {len(dataset.ratings)} items, {args.model}",
         "",
         "| dimension | method | Spearman | Kendall | Spearman per document | AUC, top-rated "
         "vs rest | s/item | calls/item |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    results: list[Scored] = []
     for method in args.methods.split(","):
-        lines += rows(method, asyncio.run(one(method, args, named)))
+        run = asyncio.run(judged(method, args, dict(named)))
+        for variant in [method, *VARIANTS.get(method, [])]:
+            label = f"{variant} ({named[method]})" if method in named else variant
+            done = scored(variant, run, dataset, args.model, label)
+            results.append(done)
+            lines += rows(variant, done.report, done.seconds)
+    for report in out_of_fold(dataset, results, args.model):
+        name = "chosen" if report.judge.startswith("chosen") else "aligned"
+        lines += rows(name, report, None)
+        lines.append(f"\n{report.judge}: average Spearman {average_spearman(report)}\n")
     print("\n".join(lines))
 
 
