@@ -41,7 +41,8 @@ from jurist.calibration import (
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
 from jurist.runner._calibrate import calibrate, calibration_dataset, cost_per_item, judge_scores
-from jurist.runner._methods import Method, method_named
+from jurist.runner._method_names import method_named
+from jurist.runner._methods import Method
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 

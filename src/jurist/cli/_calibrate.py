@@ -65,9 +65,12 @@ def calibrate_command(
         str,
         typer.Option(
             "--method",
-            help="How items are scored: plain (the rubric asked plainly, the floor), or claims "
+            help="How items are scored: plain (the rubric asked plainly, the floor); claims "
             "(consistency from checked claims; claims:mean or claims:share to aggregate "
-            "otherwise).",
+            "otherwise); coverage (relevance from the source's key facts); sentences "
+            "(coherence and fluency from per-sentence checks); anchored[:K] (the rubric with K "
+            "rated examples per criterion from other documents); sampled[:N] (the rubric "
+            "sampled N times at temperature 0.7, averaged).",
         ),
     ] = "plain",
     name: Annotated[str | None, typer.Option("--name", help="Name the stored run.")] = None,

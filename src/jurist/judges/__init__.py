@@ -51,6 +51,7 @@ from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._rubric import RubricJudge
 from jurist.judges._rubric_result import CriterionResult, RubricResult
 from jurist.judges._schema import JsonJudge, SchemaJudge
+from jurist.judges._sentences import SentenceChecksJudge
 from jurist.judges._sources import SourceCountJudge
 from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions, SupportReport
 from jurist.judges._text import ContainsJudge, LengthJudge, RegexJudge
@@ -101,6 +102,7 @@ __all__ = [
     "RubricResult",
     "SchemaJudge",
     "ScoreClassifier",
+    "SentenceChecksJudge",
     "SharedClaimExtractor",
     "SourceCountJudge",
     "Support",

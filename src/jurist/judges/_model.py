@@ -45,17 +45,19 @@ def request_for(
     wants_logprobs: bool,
     max_tokens: int,
     temperature: float | None = None,
+    seed: int = 0,
 ) -> Request:
     """The request a model judge sends: the system prompt first (shared by every judge, so
-    the prompt cache keeps it), reproducible parameters, probabilities when the model has
-    them and the reading can use them."""
+    the prompt cache keeps it), reproducible parameters (a fixed `seed`; sampled judgments
+    pass each sample its own), probabilities when the model has them and the reading can
+    use them."""
     logprobs = wants_logprobs and model.capabilities.logprobs
     settings = get_settings()
     return Request.of(
         prompt.text,
         system=system.text if system is not None else None,
         temperature=settings.temperature if temperature is None else temperature,
-        seed=0,
+        seed=seed,
         max_tokens=max_tokens,
         json_schema=json_schema,
         logprobs=logprobs,

@@ -71,6 +71,7 @@ class RubricJudge(BaseJudge):
         name: str | None = None,
         max_tokens: int = 256,
         temperature: float | None = None,
+        seed: int = 0,
     ) -> None:
         self.rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
         if criteria is not None:
@@ -89,6 +90,7 @@ class RubricJudge(BaseJudge):
         self.system = PromptTemplate.named("system")
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.seed = seed
 
     def examples_for(self, criterion: RubricCriterion) -> list[RubricExample]:
         """The criterion's own examples, then those given to the judge (QV-07)."""
@@ -145,6 +147,7 @@ class RubricJudge(BaseJudge):
                 wants_logprobs=True,
                 max_tokens=self.max_tokens,
                 temperature=self.temperature,
+                seed=self.seed,
             )
             response = await model.complete(request)
         except ModelError as exc:

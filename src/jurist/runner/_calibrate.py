@@ -27,7 +27,8 @@ from jurist.rubrics import Rubric, get_rubric
 from jurist.runner._alignments import alignment_path
 from jurist.runner._data import dataset_from_rows
 from jurist.runner._engine import evaluate
-from jurist.runner._methods import Method, PlainRubric, method_named
+from jurist.runner._method_names import method_named
+from jurist.runner._methods import Method, PlainRubric
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult
 from jurist.settings import Settings, get_settings

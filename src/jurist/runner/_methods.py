@@ -186,28 +186,3 @@ def _only(method: str, dimension: str, rated: Sequence[str], asked: Sequence[str
             f"(it rates {list(rated)})"
         )
     return [dimension]
-
-
-_SIGNAL_OF = {
-    "min": "consistency.p_min",
-    "mean": "consistency.p_mean",
-    "share": "consistency.share",
-}
-
-METHODS: dict[str, type[Method]] = {
-    "plain": PlainRubric,
-    "claims": ClaimConsistency,
-    "coverage": Coverage,
-}
-
-
-def method_named(name: str) -> Method:
-    """The method called `name` (`plain`, `claims`, or `claims:mean` for another aggregate)."""
-    base, _, option = name.partition(":")
-    if base not in METHODS:
-        raise ValueError(f"--method {name!r}: one of {sorted(METHODS)}")
-    if base == "claims" and option:
-        return ClaimConsistency(option)
-    if option:
-        raise ValueError(f"--method {name!r}: {base} takes no option")
-    return METHODS[base]()

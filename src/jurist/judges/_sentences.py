@@ -1,0 +1,371 @@
+"""Fluency and coherence from many small yes/no questions, one per sentence.
+
+Asked "rate the coherence from 1 to 5", the 1.5B embedded model answers 4 for nearly every
+SummEval summary (Spearman ~0.1 with the human ratings). The premise here, measured by
+`jurist calibrate --method sentences`, is that a narrow question about one sentence, read as
+P(yes) at the answer token rather than as the word said, ranks outputs where the holistic
+question cannot. So each dimension is a set of checks, and its score is 1 + 4 x their mean
+P(yes), on the 1-5 scale human raters use:
+
+- fluency: one check per sentence, "is it grammatical, well-formed English?"
+- coherence: "does it make sense as an opening?" for the first sentence, then "does it
+  follow sensibly from what comes before?" for every later one.
+
+No source is needed. Every check of one output shares the output as its prompt prefix, so a
+local runtime's prompt cache evaluates the output once and each further check costs its
+last lines and a handful of generated tokens.
+"""
+
+import asyncio
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import JsonValue
+
+from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Usage
+from jurist.judges._claims import split_sentences
+from jurist.judges._model import ModelRef, call_metadata, request_for
+from jurist.judges._reading import Unreadable, closed_object_schema, json_object
+from jurist.llm import Model, ModelError, TokenLogprob
+from jurist.llm._logprobs import field_probabilities
+from jurist.prompts import PromptError, PromptTemplate
+
+FLUENCY = "fluency"
+COHERENCE = "coherence"
+DIMENSIONS = (FLUENCY, COHERENCE)
+YES_NO = ("yes", "no")
+# `{"answer": "yes"}` is under ten tokens however a tokenizer splits it: a little slack,
+# and no room for anything else.
+ANSWER_TOKENS = 16
+# An output longer than this is judged on its first sentences (the judgment says so): the
+# checks grow with the sentences, two calls each.
+MAX_SENTENCES = 24
+TEXT_LENGTH = 200
+
+ANSWER_SCHEMA: dict[str, JsonValue] = closed_object_schema(
+    {"answer": {"type": "string", "enum": list(YES_NO)}}
+)
+
+
+class Question(StrEnum):
+    """What a check asks about its sentence."""
+
+    FLUENT = "fluent"  # grammatical, well-formed English
+    OPENING = "opening"  # makes sense as the first sentence
+    FOLLOWS = "follows"  # follows sensibly from what comes before
+
+
+@dataclass(frozen=True)
+class _Asked:
+    dimension: str
+    question: Question
+    sentence: int
+    text: str
+    previous: str  # the sentence before, for a "follows" question; else ""
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One question about one sentence (1-based) and its answer.
+
+    `p_yes` is P(yes) renormalised over yes/no at the answer token ("logprobs"), or 1/0 from
+    the stated answer when the model gave no probabilities there ("stated"). `cause` is set
+    when the check failed (then `p_yes` is None).
+    """
+
+    dimension: str
+    question: Question
+    sentence: int
+    text: str
+    p_yes: float | None
+    answer: str | None = None
+    method: str = "logprobs"
+    cause: str | None = None
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {
+            "dimension": self.dimension,
+            "question": self.question.value,
+            "sentence": self.sentence,
+            "text": self.text,
+            "p_yes": self.p_yes,
+            "answer": self.answer,
+            "method": self.method,
+        }
+        if self.cause is not None:
+            shown.update(cause=self.cause, error=self.error)
+        return shown
+
+
+@dataclass(frozen=True)
+class DimensionResult:
+    """A dimension's checks aggregated: score = 1 + 4 x p_mean on the 1-5 scale."""
+
+    name: str
+    p_mean: float
+    p_min: float
+    checks: int
+    weakest: int  # the sentence with the lowest P(yes)
+    method: str  # "logprobs", "stated", or "mixed"
+
+    @property
+    def score(self) -> float:
+        return 1.0 + 4.0 * self.p_mean
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "p_mean": self.p_mean,
+            "p_min": self.p_min,
+            "checks": self.checks,
+            "weakest_sentence": self.weakest,
+            "method": self.method,
+        }
+
+
+def output_sentences(text: str) -> list[str]:
+    """The sentences of an output. A piece with no letter or digit (a closing quote that
+    tokenized text leaves standing after its full stop: ". '") is no sentence to judge and
+    joins the one before it."""
+    sentences: list[str] = []
+    for piece in split_sentences(text):
+        if sentences and not re.search(r"\w", piece):
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        else:
+            sentences.append(piece)
+    return sentences
+
+
+def _dimensions(chosen: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(chosen, str):
+        raise ValueError(f"dimensions must be a sequence of names, not the string {chosen!r}")
+    if not chosen:
+        raise ValueError(f"dimensions is empty: name at least one of {list(DIMENSIONS)}")
+    for name in chosen:
+        if name not in DIMENSIONS:
+            raise ValueError(f"dimensions: {name!r} is not one of {list(DIMENSIONS)}")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"dimensions: {list(chosen)} names a dimension twice")
+    return tuple(chosen)
+
+
+def aggregate(name: str, checks: Sequence[SentenceCheck]) -> DimensionResult:
+    """A dimension's mean and lowest P(yes) over its checks (which must all have one)."""
+    probabilities = [check.p_yes for check in checks if check.p_yes is not None]
+    if not probabilities or len(probabilities) != len(checks):
+        raise ValueError(f"{name}: every check needs a P(yes) to be aggregated")
+    weakest = min(checks, key=lambda check: check.p_yes if check.p_yes is not None else 1.0)
+    methods = {check.method for check in checks}
+    return DimensionResult(
+        name,
+        sum(probabilities) / len(probabilities),
+        min(probabilities),
+        len(checks),
+        weakest.sentence,
+        methods.pop() if len(methods) == 1 else "mixed",
+    )
+
+
+class SentenceChecksJudge(BaseJudge):
+    """Fluency and coherence of an output from per-sentence yes/no checks.
+
+    Each dimension's score is 1 + 4 x the mean P(yes) of its checks; the judgment's score is
+    the lower of the dimensions' (1-5), and it PASSes when every dimension reaches
+    `threshold`. Metadata holds every check's P(yes) and, under each dimension's name, its
+    `score`, `p_mean`, `p_min` and number of `checks`. ABSTAIN for an output with no text;
+    ERROR, with the cause, when any check's call failed or its answer could not be read.
+    """
+
+    kind = JudgeKind.MODEL
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        dimensions: Sequence[str] = DIMENSIONS,
+        threshold: float = 3.0,
+        max_sentences: int = MAX_SENTENCES,
+        name: str | None = None,
+        description: str = "",
+    ) -> None:
+        super().__init__(name or "sentences", description)
+        self.dimensions = _dimensions(dimensions)
+        if not 1.0 <= threshold <= 5.0:
+            raise ValueError(f"threshold must lie on the 1-5 scale, not {threshold}")
+        if max_sentences < 1:
+            raise ValueError(f"max_sentences must be at least 1, not {max_sentences}")
+        self.model = ModelRef(model)
+        self.threshold = threshold
+        self.max_sentences = max_sentences
+
+    async def judge(self, ctx: Context) -> Judgment:
+        output = ctx.output_text()
+        every = output_sentences(output)
+        base: dict[str, Any] = {"judge": self.name, "dimensions": list(self.dimensions)}
+        if not every:
+            return Judgment.abstain("the output has no text to judge", metadata=base)
+        sentences = every[: self.max_sentences]
+        base |= {"sentences": len(every), "checked_sentences": len(sentences)}
+        asked = self._questions(sentences)
+        try:
+            model = self.model.get()
+        except ModelError as exc:
+            failed = [_failed(q, exc.kind.value, str(exc.cause)) for q in asked]
+            return self._errored(failed, None, base)
+        # Created in order, so the calls reach a one-at-a-time runtime in order: the checks
+        # of one dimension follow each other and share their prompt up to the last line.
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(self._ask(model, output, q)) for q in asked]
+        results = [task.result() for task in tasks]
+        checks = [check for check, _, _ in results]
+        usage = Usage.total(used for _, used, _ in results)
+        first_call = next((meta for _, _, meta in results if meta), {})
+        metadata = {**base, **first_call}
+        if any(check.cause is not None for check in checks):
+            return self._errored(checks, usage, metadata)
+        return self._decided(checks, usage, metadata)
+
+    def _questions(self, sentences: Sequence[str]) -> list[_Asked]:
+        asked: list[_Asked] = []
+        if FLUENCY in self.dimensions:
+            asked += [
+                _Asked(FLUENCY, Question.FLUENT, n, text, "") for n, text in enumerate(sentences, 1)
+            ]
+        if COHERENCE in self.dimensions:
+            asked.append(_Asked(COHERENCE, Question.OPENING, 1, sentences[0], ""))
+            asked += [
+                _Asked(COHERENCE, Question.FOLLOWS, n, sentences[n - 1], sentences[n - 2])
+                for n in range(2, len(sentences) + 1)
+            ]
+        return asked
+
+    async def _ask(
+        self, model: Model, output: str, asked: _Asked
+    ) -> tuple[SentenceCheck, Usage | None, dict[str, Any]]:
+        template = PromptTemplate.named(f"sentence_{asked.dimension}")
+        try:
+            prompt = template.render(
+                None, output=output, sentence=asked.text, previous=asked.previous
+            )
+            system = PromptTemplate.named("system").render(None)
+        except PromptError as exc:
+            return _failed(asked, "prompt", str(exc)), None, {}
+        request = request_for(
+            prompt,
+            model,
+            system=system,
+            json_schema=ANSWER_SCHEMA,
+            wants_logprobs=True,
+            max_tokens=ANSWER_TOKENS,
+        )
+        meta = call_metadata(template.name, prompt, model, request)
+        try:
+            response = await model.complete(request)
+        except ModelError as exc:
+            return _failed(asked, exc.kind.value, str(exc.cause)), None, meta
+        try:
+            check = _read(asked, json_object(response), response.logprobs)
+        except Unreadable as exc:
+            return _failed(asked, "unparseable", str(exc)), response.usage, meta
+        return check, response.usage, meta
+
+    def _errored(
+        self, checks: Sequence[SentenceCheck], usage: Usage | None, metadata: Mapping[str, Any]
+    ) -> Judgment:
+        failed = [check for check in checks if check.cause is not None]
+        causes = sorted({str(check.cause) for check in failed})
+        first = failed[0]
+        return Judgment.error(
+            f"{len(failed)} of {len(checks)} sentence checks failed ({', '.join(causes)}); "
+            f"{first.dimension} of sentence {first.sentence}: {first.error}",
+            usage=usage,
+            metadata={
+                **metadata,
+                "cause": causes[0] if len(causes) == 1 else "mixed",
+                "checks": [check.as_dict() for check in checks],
+            },
+        )
+
+    def _decided(
+        self, checks: Sequence[SentenceCheck], usage: Usage | None, metadata: Mapping[str, Any]
+    ) -> Judgment:
+        results = [
+            aggregate(name, [check for check in checks if check.dimension == name])
+            for name in self.dimensions
+        ]
+        summary = [
+            Check(
+                result.name,
+                result.score >= self.threshold,
+                f"{result.name} {result.score:.2f}: mean P(yes) {result.p_mean:.2f} over "
+                f"{result.checks} checks, lowest {result.p_min:.2f} (sentence {result.weakest})",
+            )
+            for result in results
+        ]
+        lowest = min(result.score for result in results)
+        reasoning = "; ".join(check.message for check in summary)
+        if metadata.get("checked_sentences") != metadata.get("sentences"):
+            reasoning += (
+                f" (the first {metadata.get('checked_sentences')} of "
+                f"{metadata.get('sentences')} sentences)"
+            )
+        decide = Judgment.ok if all(check.passed for check in summary) else Judgment.fail
+        return decide(
+            reasoning,
+            score=NumericScore(lowest, 1.0, 5.0),
+            checks=summary,
+            usage=usage,
+            metadata={
+                **metadata,
+                **{result.name: result.as_dict() for result in results},
+                "threshold": self.threshold,
+                "checks": [check.as_dict() for check in checks],
+            },
+        )
+
+
+def _read(
+    asked: _Asked, answer: Mapping[str, Any], logprobs: Sequence[TokenLogprob] | None
+) -> SentenceCheck:
+    said = answer.get("answer")
+    word = said.strip().lower() if isinstance(said, str) else None
+    if word not in YES_NO:
+        raise Unreadable(f'"answer" is {said!r}, not "yes" or "no"')
+    found = field_probabilities(logprobs, "answer", YES_NO)
+    probabilities = found[0] if found else None
+    if probabilities is None:
+        # No probabilities at the answer (a model without them): the stated answer, marked
+        # as such, so a share of yeses is never mistaken for a mean probability.
+        p_yes, method = (1.0 if word == "yes" else 0.0), "stated"
+    else:
+        p_yes, method = float(probabilities["yes"]), "logprobs"
+    return SentenceCheck(
+        asked.dimension,
+        asked.question,
+        asked.sentence,
+        _shortened(asked.text),
+        p_yes,
+        word,
+        method,
+    )
+
+
+def _failed(asked: _Asked, cause: str, error: str) -> SentenceCheck:
+    return SentenceCheck(
+        asked.dimension,
+        asked.question,
+        asked.sentence,
+        _shortened(asked.text),
+        None,
+        method="none",
+        cause=cause,
+        error=error,
+    )
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= TEXT_LENGTH else text[: TEXT_LENGTH - 3] + "..."

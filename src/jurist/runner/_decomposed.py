@@ -1,0 +1,71 @@
+"""`sentences`: coherence and fluency from per-sentence yes/no checks.
+
+Each dimension is 1 + 4 x the mean P(yes) of its checks (see `jurist.judges._sentences`),
+on the 1-5 scale of SummEval's human ratings, instead of one "rate it 1-5" question that a
+small model answers with 4 whatever it reads.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from jurist.core import Judge, Judgment, Status
+from jurist.judges._sentences import COHERENCE, FLUENCY, SentenceChecksJudge
+from jurist.llm import Model
+from jurist.rubrics import Rubric
+from jurist.runner._methods import Method, Reading
+
+
+class SentenceChecks(Method):
+    """Coherence and fluency, whichever the dataset rates (or those asked), each from its
+    sentence checks' mean P(yes). An output with no text has no score."""
+
+    name = "sentences"
+    description = "coherence and fluency from yes/no checks of each sentence, read as P(yes)"
+    DIMENSIONS: ClassVar[tuple[str, ...]] = (COHERENCE, FLUENCY)
+
+    def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+        for name in asked:
+            if name not in self.DIMENSIONS:
+                raise ValueError(
+                    f"--dimension {name!r}: the {self.name} method scores only "
+                    f"{list(self.DIMENSIONS)}"
+                )
+            if name not in rated:
+                raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
+        chosen = list(dict.fromkeys(asked)) or [d for d in self.DIMENSIONS if d in rated]
+        if not chosen:
+            raise ValueError(
+                f"the {self.name} method scores {list(self.DIMENSIONS)}, none of which the "
+                f"dataset rates (it rates {list(rated)})"
+            )
+        return chosen
+
+    def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
+        return SentenceChecksJudge(model, dimensions=tuple(dimensions))
+
+    def read(self, judgment: Judgment) -> Reading | None:
+        if judgment.status is Status.ERROR:
+            return None
+        meta: Mapping[str, object] = judgment.metadata
+        usage = judgment.usage
+        seconds = usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
+        named = meta.get("dimensions")
+        dimensions: list[str] = []
+        if isinstance(named, Sequence) and not isinstance(named, str):
+            dimensions = [d for d in named if isinstance(d, str)]
+        scores: dict[str, float | None] = {}
+        signals: dict[str, float] = {}
+        for dimension in dimensions:
+            found = meta.get(dimension)
+            result = found if isinstance(found, Mapping) else {}
+            p_mean, p_min, checks = result.get("p_mean"), result.get("p_min"), result.get("checks")
+            if not isinstance(p_mean, float | int):
+                scores[dimension] = None
+                continue
+            scores[dimension] = 1.0 + 4.0 * float(p_mean)
+            signals[f"{dimension}.p_mean"] = float(p_mean)
+            if isinstance(p_min, float | int):
+                signals[f"{dimension}.p_min"] = float(p_min)
+            if isinstance(checks, int):
+                signals[f"{dimension}.checks"] = float(checks)
+        return Reading(scores=scores, seconds=seconds, signals=signals)

@@ -1,0 +1,50 @@
+"""Methods by the name `jurist calibrate --method` and bench/quality.py take.
+
+A name is `BASE` or `BASE:OPTION`: `claims:mean` (another aggregate), `anchored:5` (examples
+per criterion), `sampled:5` (samples). Kept apart from `_methods` because the methods built
+on the plain rubric (anchored, sampled) import it.
+"""
+
+from collections.abc import Callable
+
+from jurist.runner._anchored import Anchored
+from jurist.runner._decomposed import SentenceChecks
+from jurist.runner._methods import ClaimConsistency, Coverage, Method, PlainRubric
+from jurist.runner._sampled import Sampled
+
+
+def _no_option(method: type[Method]) -> Callable[[str, str], Method]:
+    def build(name: str, option: str) -> Method:
+        if option:
+            raise ValueError(f"--method {name!r}: {method.name} takes no option")
+        return method()
+
+    return build
+
+
+def _count(name: str, option: str) -> int:
+    try:
+        count = int(option)
+    except ValueError:
+        raise ValueError(f"--method {name!r}: {option!r} is not a whole number") from None
+    if count < 1:
+        raise ValueError(f"--method {name!r}: the count must be at least 1, got {count}")
+    return count
+
+
+METHODS: dict[str, Callable[[str, str], Method]] = {
+    "plain": _no_option(PlainRubric),
+    "claims": lambda name, option: ClaimConsistency(option) if option else ClaimConsistency(),
+    "coverage": _no_option(Coverage),
+    "sentences": _no_option(SentenceChecks),
+    "anchored": lambda name, option: Anchored(_count(name, option)) if option else Anchored(),
+    "sampled": lambda name, option: Sampled(_count(name, option)) if option else Sampled(),
+}
+
+
+def method_named(name: str) -> Method:
+    """The method called `name`; a ValueError names what is wrong with it."""
+    base, _, option = name.partition(":")
+    if base not in METHODS:
+        raise ValueError(f"--method {name!r}: one of {sorted(METHODS)}")
+    return METHODS[base](name, option)
