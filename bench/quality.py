@@ -17,7 +17,8 @@ And the line the issue's targets read: the average `chosen` Spearman over the di
 `--limit N` scores the first N items (the file keeps each document's four summaries
 together, so N = 40 is ten whole documents). `--run METHOD=NAME[+NAME...]` reads stored runs
 of those names (merged, on the dataset's items only) instead of running
-`quality-METHOD-MODEL-N`.
+`quality-METHOD-MODEL-N`. `METHOD@DIM+DIM` scores only those dimensions (for the methods
+built on the rubric, whose cost grows with each criterion: `anchored@coherence+fluency`).
 
 Run: uv run python bench/quality.py [--methods plain,claims,coverage,sentences] [--limit N]
      [--model local:qwen2.5-1.5b] [--database URL] [--run plain=summeval-qwen1.5b]
@@ -80,12 +81,15 @@ async def judged(method: str, args: argparse.Namespace, named: dict[str, str]) -
     dataset = calibration_dataset(args.data, args.limit)
     if method in named:
         return await stored(named[method], dataset, args.database)
-    name = run_name(method, args.model, args.limit)
+    # METHOD@DIM+DIM: the method on those dimensions only (the rubric-based ones take any).
+    method, _, only = method.partition("@")
+    name = run_name(method + (f"-{only}" if only else ""), args.model, args.limit)
     async with await RecordStore.open(args.database) as store:
         exists = await store.get_run(name) is not None
         done = await calibrate(
             dataset,
             "summarization",
+            dimensions=only.split("+") if only else (),
             model=args.model,
             goal=GOAL,
             store=store,
@@ -112,7 +116,12 @@ def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str
         {item_id: scores.get(item_id, {}) for item_id in wanted},
         judge=label,
         model=model,
-        dimensions=scorer.dimensions(get_rubric("summarization"), rated, ()),
+        # A run on some dimensions only (METHOD@DIM) reports those.
+        dimensions=[
+            d
+            for d in scorer.dimensions(get_rubric("summarization"), rated, ())
+            if any(v.get(d) is not None for v in scores.values())
+        ],
         latencies=seconds or None,
     )
     report = report.model_copy(update={"cost": cost_per_item(run)})
@@ -225,8 +234,9 @@ def main() -> None:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     results: list[Scored] = []
-    for method in args.methods.split(","):
-        run = asyncio.run(judged(method, args, dict(named)))
+    for asked in args.methods.split(","):
+        run = asyncio.run(judged(asked, args, dict(named)))
+        method = asked.partition("@")[0]
         for variant in [method, *VARIANTS.get(method, [])]:
             label = f"{variant} ({named[method]})" if method in named else variant
             done = scored(variant, run, dataset, args.model, label)
