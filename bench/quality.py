@@ -3,8 +3,9 @@
 Each method (`jurist calibrate --method`) scores ../shared/data/calibration/summeval-100.jsonl
 with the chosen model; every run is stored, so a rerun resumes and only judges what is
 missing. Printed, one row per method and dimension: Spearman and Kendall, over all items and
-averaged per document, with bootstrap 95% intervals; AUC for telling the outputs humans rated
-at the top of the scale from the rest; seconds and model calls per item.
+averaged per document, with bootstrap 95% intervals; for telling the outputs humans rated at
+the top of the scale from the rest, the AUC of the score and the balanced accuracy of "the
+score rounds to the top"; seconds and model calls per item.
 
 Then two rows per dimension that are out of fold by construction (see
 `jurist.calibration.choose_out_of_fold` and `fit_alignment`):
@@ -194,7 +195,10 @@ def rows(method: str, report: CalibrationReport, seconds: float | None) -> list[
         auc = "-"
         if top is not None:
             rated_top = top.counts.true_positive + top.counts.false_negative
-            auc = f"{top.auc.format(signed=False)} ({rated_top} of {top.n})"
+            auc = (
+                f"{top.auc.format(signed=False)}; "
+                f"{top.balanced_accuracy.format(signed=False)} ({rated_top} of {top.n})"
+            )
         out.append(
             f"| {dimension} | {method} | {pooled.spearman.format()} | {pooled.kendall.format()} "
             f"| {per_doc} | {auc} | {shown} | {calls} |"
@@ -229,8 +233,8 @@ def main() -> None:
     lines = [
         f"SummEval, {len(dataset.ratings)} items, {args.model}",
         "",
-        "| dimension | method | Spearman | Kendall | Spearman per document | AUC, top-rated "
-        "vs rest | s/item | calls/item |",
+        "| dimension | method | Spearman | Kendall | Spearman per document | top-rated vs rest: "
+        "AUC; balanced accuracy | s/item | calls/item |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     results: list[Scored] = []
