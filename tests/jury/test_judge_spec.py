@@ -17,6 +17,7 @@ from jurist.judges import (
     AnswerRelevanceJudge,
     ContainsJudge,
     ContextRelevanceJudge,
+    CoverageJudge,
     CriteriaJudge,
     CriterionJudge,
     FaithfulnessJudge,
@@ -26,6 +27,7 @@ from jurist.judges import (
     RegexJudge,
     RubricJudge,
     SchemaJudge,
+    SentenceChecksJudge,
 )
 from jurist.jury import (
     Cascade,
@@ -40,7 +42,7 @@ from jurist.jury import (
 from jurist.jury import _spec as spec_module
 from jurist.jury._spec import CriteriaSpec
 from jurist.llm import Capabilities, Request
-from scripted import ScriptedModel, answer
+from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 REFUND = Context("Explain the refund policy", output='{"answer": "Refunds within 30 days."}')
 NOT_JSON = Context("Explain the refund policy", output="Refunds within 30 days, no questions.")
@@ -494,6 +496,167 @@ def test_the_message_shows_the_first_problems_and_counts_the_rest():
     assert str(error).endswith("; and 2 more")
 
 
+# --- coverage and per-sentence checks -------------------------------------------------
+
+ARTICLE = "The bridge closes on Monday. Repairs take 14 weeks. Buses use Oak Street."
+SUMMARY = "The bridge closes on Monday. Repairs take 14 weeks."
+
+
+def covered_or_not(request: Request):
+    """The key facts when asked for them; then a verdict whose token carries P(supported):
+    the summary covers the closure, not the buses."""
+    if "claims" in (request.json_schema or {}).get("properties", {}):
+        return answer(json.dumps({"claims": ["The bridge closes on Monday.", "Buses use Oak."]}))
+    covered = request.messages[-1].content.rstrip().endswith("closes on Monday.")
+    p, quote = (0.9, "The bridge closes on Monday.") if covered else (0.2, "")
+    said = "supported" if covered else "not_mentioned"
+    rest = (1.0 - p) / 2
+    return with_logprobs(
+        '{"verdict": "',
+        (said, {"supported": p, "contradicted": rest, "not_mentioned": rest}),
+        f'", "quote": {json.dumps(quote)}}}',
+    )
+
+
+def test_a_coverage_leaf_keeps_its_options_and_the_model():
+    model = ScriptedModel()
+    built = judge_from_spec(
+        yaml.safe_load(
+            "type: coverage\nname: keeps-facts\ndescription: key facts kept\n"
+            "facts: 4\nmin_score: 0.6\n"
+        ),
+        model=model,
+    )
+    assert isinstance(built, CoverageJudge)
+    assert (built.name, built.description) == ("keeps-facts", "key facts kept")
+    assert (built.extractor.max_claims, built.min_score) == (4, 0.6)
+    assert built.extractor.model.get() is model
+    assert built.verifier.model.get() is model
+    assert judge_from_spec({"type": "coverage"}, model=model).name == "coverage"
+
+
+@pytest.mark.parametrize(("min_score", "expected"), [(0.5, Status.PASS), (0.6, Status.FAIL)])
+async def test_a_coverage_leaf_scores_the_key_facts_the_output_keeps(min_score, expected):
+    model = ScriptedModel(script=[covered_or_not] * 3, capabilities=LOGPROB_CAPABILITIES)
+    judge = judge_from_spec({"type": "coverage", "facts": 2, "min_score": min_score}, model=model)
+    judgment = await judge.judge(Context("Summarise.", output=SUMMARY, context=(ARTICLE,)))
+    assert model.calls == 3  # the key facts, then one check each
+    assert (judgment.metadata["key_facts"], judgment.metadata["covered_facts"]) == (2, 1)
+    assert judgment.metadata["p_covered_mean"] == pytest.approx((0.9 + 0.2) / 2)
+    assert judgment.status is expected
+
+
+def test_a_sentences_leaf_keeps_its_options_and_the_model():
+    model = ScriptedModel()
+    built = judge_from_spec(
+        yaml.safe_load(
+            "type: sentences\nname: reads-well\ndescription: fluent\n"
+            "dimensions: [coherence]\nthreshold: 4\nmax_sentences: 6\n"
+        ),
+        model=model,
+    )
+    assert isinstance(built, SentenceChecksJudge)
+    assert (built.name, built.description) == ("reads-well", "fluent")
+    assert (built.dimensions, built.threshold, built.max_sentences) == (("coherence",), 4.0, 6)
+    assert built.model.get() is model
+    default = judge_from_spec({"type": "sentences"}, model=model)
+    assert isinstance(default, SentenceChecksJudge)
+    assert (default.name, default.dimensions) == ("sentences", ("fluency", "coherence"))
+
+
+def yes_at(p_yes: float):
+    return with_logprobs('{"answer": "', ("yes", {"yes": p_yes, "no": 1 - p_yes}), '"}')
+
+
+@pytest.mark.parametrize(("threshold", "expected"), [(4.0, Status.PASS), (4.5, Status.FAIL)])
+async def test_a_sentences_leaf_asks_only_its_dimensions_of_the_first_sentences(
+    threshold, expected
+):
+    model = ScriptedModel(script=[yes_at(0.8)] * 2, capabilities=LOGPROB_CAPABILITIES)
+    spec = {
+        "type": "sentences",
+        "dimensions": ["coherence"],
+        "threshold": threshold,
+        "max_sentences": 2,
+    }
+    judgment = await judge_from_spec(spec, model=model).judge(Context("", output=ARTICLE))
+    # Coherence of the first two of three sentences: an opening check and a follows check.
+    assert model.calls == 2
+    assert "fluency" not in judgment.metadata
+    assert judgment.metadata["coherence"]["score"] == pytest.approx(1 + 4 * 0.8)
+    assert judgment.status is expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "path", "message"),
+    [
+        (
+            {"type": "coverage", "passages": 3},
+            "passages",
+            "unknown field; type 'coverage' takes: description, facts, min_score, name",
+        ),
+        ({"type": "coverage", "facts": 0}, "facts", "Input should be greater than or equal to 1"),
+        ({"type": "coverage", "facts": 2.5}, "facts", "Input should be a valid integer"),
+        (
+            {"type": "coverage", "min_score": 1.5},
+            "min_score",
+            "Input should be less than or equal to 1",
+        ),
+        (
+            {"type": "sentences", "dimension": ["fluency"]},
+            "dimension",
+            "unknown field; type 'sentences' takes: description, dimensions, max_sentences, "
+            "name, threshold",
+        ),
+        (
+            {"type": "sentences", "dimensions": ["fluency", "grammar"]},
+            "dimensions[1]",
+            "Input should be 'fluency' or 'coherence'",
+        ),
+        (
+            {"type": "sentences", "dimensions": []},
+            "dimensions",
+            "name at least one dimension: fluency, coherence",
+        ),
+        (
+            {"type": "sentences", "dimensions": ["coherence", "fluency", "coherence"]},
+            "dimensions",
+            "dimensions[2] repeats dimensions[0] ('coherence')",
+        ),
+        ({"type": "sentences", "dimensions": "fluency"}, "dimensions", "Input should be a list"),
+        (
+            {"type": "sentences", "threshold": 0.5},
+            "threshold",
+            "Input should be greater than or equal to 1",
+        ),
+        (
+            {"type": "sentences", "threshold": 5.5},
+            "threshold",
+            "Input should be less than or equal to 5",
+        ),
+        (
+            {"type": "sentences", "max_sentences": 0},
+            "max_sentences",
+            "Input should be greater than or equal to 1",
+        ),
+        (
+            {**JURY_OF, "judges": [{"type": "json"}, {"type": "sentences", "threshold": 9}]},
+            "judges[1].threshold",
+            "Input should be less than or equal to 5",
+        ),
+    ],
+)
+def test_a_malformed_coverage_or_sentences_leaf_names_the_path(spec, path, message):
+    error = spec_error(spec, model="test:unused")
+    assert [(p.path, p.message) for p in error.problems] == [(path, message)]
+
+
+def test_the_schema_describes_the_sentence_dimensions():
+    dimensions = judge_spec_schema()["$defs"]["SentencesSpec"]["properties"]["dimensions"]
+    assert dimensions["items"]["enum"] == ["fluency", "coherence"]
+    assert (dimensions["minItems"], dimensions["uniqueItems"]) == (1, True)
+
+
 # --- files, schema, request bodies ----------------------------------------------------
 
 
@@ -599,6 +762,8 @@ def test_a_judge_spec_is_a_fastapi_request_body_field():
         ("faithfulness", FaithfulnessJudge),
         ("answer_relevance", AnswerRelevanceJudge),
         ("context_relevance", ContextRelevanceJudge),
+        ("coverage", CoverageJudge),
+        ("sentences", SentenceChecksJudge),
     ],
 )
 def test_spec_defaults_match_the_constructors(kind, cls):

@@ -33,8 +33,9 @@ class CoverageJudge(BaseJudge):
         facts: int = KEY_FACTS,
         min_score: float = 0.5,
         name: str | None = None,
+        description: str = "",
     ) -> None:
-        super().__init__(name or "coverage")
+        super().__init__(name or "coverage", description)
         if not 0.0 <= min_score <= 1.0:
             raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
         reference = ModelRef(model)

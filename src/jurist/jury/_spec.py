@@ -2,8 +2,9 @@
 
 A spec is a tree of objects, each with a `type`: leaf judges (`schema`, `json`, `contains`,
 `regex`, `length`, `criterion`, `criteria`, `rubric`, `pairwise`, `hallucination`,
-`faithfulness`, `answer_relevance`, `context_relevance`), composition (`all_of`, `any_of`,
-`not`) and voting (`jury`, `cascade`). Every object refuses fields it does not know.
+`faithfulness`, `answer_relevance`, `context_relevance`, `coverage`, `sentences`), composition
+(`all_of`, `any_of`, `not`) and voting (`jury`, `cascade`). Every object refuses fields it
+does not know.
 
 ```yaml
 type: cascade
@@ -33,10 +34,20 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, NamedTuple, ParamSpec, TypeVar
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    NamedTuple,
+    ParamSpec,
+    TypeVar,
+    get_args,
+)
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -56,6 +67,7 @@ from jurist.judges import (
     AnswerRelevanceJudge,
     ContainsJudge,
     ContextRelevanceJudge,
+    CoverageJudge,
     CriteriaJudge,
     CriterionJudge,
     FaithfulnessJudge,
@@ -66,6 +78,7 @@ from jurist.judges import (
     RegexJudge,
     RubricJudge,
     SchemaJudge,
+    SentenceChecksJudge,
 )
 from jurist.jury._averaging import Average, Median, WeightedAverage
 from jurist.jury._ballot import VotingStrategy
@@ -134,7 +147,7 @@ Count = Annotated[StrictInt, Field(ge=0)]
 # A probability compared with P(yes) or P(supported): the judges refuse 0 and 1.
 Threshold = Annotated[StrictFloat, Field(gt=0.0, lt=1.0)]
 Fraction = Annotated[StrictFloat, Field(ge=0.0, le=1.0)]
-RubricScore = Annotated[StrictFloat, Field(ge=1.0, le=5.0)]
+RubricScore = Annotated[StrictFloat, Field(ge=1.0, le=5.0)]  # the 1-5 scale of human raters
 TemplateName = Annotated[
     str,
     Field(
@@ -587,6 +600,68 @@ class ContextRelevanceSpec(_NamedJudge):
         )
 
 
+class CoverageSpec(_NamedJudge):
+    """Relevance as coverage: the source's key facts (up to `facts`) checked against the
+    output; PASS when the mean P(covered) reaches `min_score`."""
+
+    type: Literal["coverage"] = "coverage"
+    facts: Annotated[StrictInt, Field(ge=1)] = Field(
+        8, description="at most this many key facts are taken from the source"
+    )
+    min_score: Fraction = 0.5
+
+    def _build(self, site: _Site) -> Judge:
+        return site.make(
+            self,
+            CoverageJudge,
+            site.model,
+            facts=self.facts,
+            min_score=self.min_score,
+            **self._named(),
+        )
+
+
+SentenceDimension = Literal["fluency", "coherence"]
+
+
+def _chosen_dimensions(chosen: tuple[str, ...]) -> tuple[str, ...]:
+    # Checked here rather than by Field constraints, so the messages can say what to write.
+    if not chosen:
+        raise ValueError(f"name at least one dimension: {', '.join(get_args(SentenceDimension))}")
+    for index, name in enumerate(chosen):
+        if name in chosen[:index]:
+            first = chosen.index(name)
+            raise ValueError(f"dimensions[{index}] repeats dimensions[{first}] ({name!r})")
+    return chosen
+
+
+class SentencesSpec(_NamedJudge):
+    """Fluency and coherence from per-sentence yes/no checks, each dimension scored
+    1 + 4 x its mean P(yes); PASS when every dimension reaches `threshold` (1-5)."""
+
+    type: Literal["sentences"] = "sentences"
+    dimensions: Annotated[
+        tuple[SentenceDimension, ...],
+        AfterValidator(_chosen_dimensions),
+        Field(json_schema_extra={"minItems": 1, "uniqueItems": True}),
+    ] = ("fluency", "coherence")
+    threshold: RubricScore = 3.0
+    max_sentences: Annotated[StrictInt, Field(ge=1)] = Field(
+        24, description="a longer output is judged on its first sentences"
+    )
+
+    def _build(self, site: _Site) -> Judge:
+        return site.make(
+            self,
+            SentenceChecksJudge,
+            site.model,
+            dimensions=self.dimensions,
+            threshold=self.threshold,
+            max_sentences=self.max_sentences,
+            **self._named(),
+        )
+
+
 # Composition and voting hold judge specs, hence the forward references to JudgeSpec.
 
 
@@ -797,6 +872,8 @@ JudgeSpec = Annotated[
     | FaithfulnessSpec
     | AnswerRelevanceSpec
     | ContextRelevanceSpec
+    | CoverageSpec
+    | SentencesSpec
     | AllOfSpec
     | AnyOfSpec
     | NotSpec
@@ -824,6 +901,8 @@ _JUDGE_SPECS: tuple[type[_Spec], ...] = (
     FaithfulnessSpec,
     AnswerRelevanceSpec,
     ContextRelevanceSpec,
+    CoverageSpec,
+    SentencesSpec,
     AllOfSpec,
     AnyOfSpec,
     NotSpec,
