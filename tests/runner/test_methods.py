@@ -132,3 +132,24 @@ async def test_coverage_scores_relevance_from_the_key_facts_the_output_keeps():
     reading = method_named("coverage").read(first)
     assert reading is not None
     assert reading.scores["relevance"] == pytest.approx(1 + 4 * first.metadata["p_covered_mean"])
+
+
+def test_contradicted_verdicts_and_invented_quotes_are_signals_for_alignment():
+    judgment = Judgment.ok(
+        metadata={
+            "total_claims": 3,
+            "supported_claims": 1,
+            "p_supported_min": 0.1,
+            "p_supported_mean": 0.5,
+            "invented_quotes": 1,
+            "claims": [
+                {"verdict": "supported"},
+                {"verdict": "contradicted"},
+                {"verdict": "not_mentioned"},
+            ],
+        }
+    )
+    reading = ClaimConsistency().read(judgment)
+    assert reading is not None
+    assert reading.signals["consistency.contradicted"] == 1.0
+    assert reading.signals["consistency.invented_quotes"] == 1.0

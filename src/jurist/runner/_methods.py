@@ -136,6 +136,16 @@ class ClaimConsistency(Method):
         if isinstance(supported, int):
             signals["consistency.share"] = supported / total
             signals["consistency.unsupported"] = float(total - supported)
+        # The sharpest evidence a claim check gives: the model said "contradicted", or quoted
+        # a sentence the source does not hold.
+        invented = meta.get("invented_quotes")
+        if isinstance(invented, int):
+            signals["consistency.invented_quotes"] = float(invented)
+        claims = meta.get("claims")
+        if isinstance(claims, list):
+            signals["consistency.contradicted"] = float(
+                sum(1 for c in claims if isinstance(c, dict) and c.get("verdict") == "contradicted")
+            )
         key = (
             "consistency.share" if self.aggregate == "share" else f"consistency.p_{self.aggregate}"
         )
