@@ -142,9 +142,13 @@ class ClaimConsistency(Method):
         if isinstance(invented, int):
             signals["consistency.invented_quotes"] = float(invented)
         claims = meta.get("claims")
-        if isinstance(claims, list):
+        if isinstance(claims, Sequence) and not isinstance(claims, str):
             signals["consistency.contradicted"] = float(
-                sum(1 for c in claims if isinstance(c, dict) and c.get("verdict") == "contradicted")
+                sum(
+                    1
+                    for c in claims
+                    if isinstance(c, Mapping) and c.get("verdict") == "contradicted"
+                )
             )
         key = (
             "consistency.share" if self.aggregate == "share" else f"consistency.p_{self.aggregate}"
