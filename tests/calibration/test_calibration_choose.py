@@ -49,3 +49,12 @@ def test_lengths_that_disagree_name_the_candidate() -> None:
         choose_out_of_fold({"x": HUMAN}, HUMAN, groups=["a", "b"])
     with pytest.raises(ValueError, match="candidates: none given"):
         choose_out_of_fold({}, HUMAN, groups=GROUPS)
+
+
+def test_a_candidate_that_scores_none_of_a_document_is_not_chosen_for_it() -> None:
+    # "best" ranks documents b and c perfectly but never ran on a; a must get "ok".
+    best: list[float | None] = [None] * 4 + [1.0, 2.0, 3.0, 4.0] * 2
+    ok = [1.0, 2.0, 4.0, 3.0] * 3
+    chosen = choose_out_of_fold({"best": best, "ok": ok}, HUMAN, groups=GROUPS)
+    assert chosen.choices == {"a": "ok", "b": "best", "c": "best"}
+    assert chosen.predictions[:4] == [1.0, 2.0, 4.0, 3.0]

@@ -43,7 +43,7 @@ def choose_out_of_fold(
 
     A candidate's None (it could not score an item) leaves that item out of its Spearman;
     a candidate that cannot be ranked on the other groups (fewer than three scored items,
-    or constant scores) is never chosen. A group for which no candidate can be ranked gets
+    or constant scores), or that scores none of the group's items, is not chosen for it. A group for which no candidate can be ranked gets
     None predictions rather than an arbitrary pick."""
     if not candidates:
         raise ValueError("candidates: none given")
@@ -57,8 +57,11 @@ def choose_out_of_fold(
     choices: dict[Hashable, str] = {}
     for group in dict.fromkeys(groups):
         rest = [i for i in range(n) if groups[i] != group]
+        held = [i for i in range(n) if groups[i] == group]
         best_name, best_rho = None, -math.inf
         for name, values in candidates.items():
+            if all(values[i] is None for i in held):
+                continue  # it cannot score this group: choosing it would score nothing
             rho = _spearman([human[i] for i in rest], [values[i] for i in rest])
             if rho is not None and rho > best_rho:
                 best_name, best_rho = name, rho
