@@ -43,8 +43,9 @@ def choose_out_of_fold(
 
     A candidate's None (it could not score an item) leaves that item out of its Spearman;
     a candidate that cannot be ranked on the other groups (fewer than three scored items,
-    or constant scores), or that scores none of the group's items, is not chosen for it. A group for which no candidate can be ranked gets
-    None predictions rather than an arbitrary pick."""
+    or constant scores), or that scores none of the group's items, is not chosen for it.
+    A group for which no candidate can be chosen gets None predictions rather than an
+    arbitrary pick."""
     if not candidates:
         raise ValueError("candidates: none given")
     n = len(human)
