@@ -3,7 +3,7 @@
 Each method (`jurist calibrate --method`) scores ../shared/data/calibration/summeval-100.jsonl
 with the chosen model; every run is stored, so a rerun resumes and only judges what is
 missing. Printed, one row per method and dimension: Spearman and Kendall, over all items and
-averaged per document, with bootstrap 95% intervals; for telling the outputs humans rated at
+averaged per document, with bootstrap 95% intervals (and pooled Pearson, which QV-03 reads); for telling the outputs humans rated at
 the top of the scale from the rest, the AUC of the score and the balanced accuracy of "the
 score rounds to the top"; seconds and model calls per item.
 
@@ -201,6 +201,7 @@ def rows(method: str, report: CalibrationReport, seconds: float | None) -> list[
             )
         out.append(
             f"| {dimension} | {method} | {pooled.spearman.format()} | {pooled.kendall.format()} "
+            f"| {pooled.pearson.format()} "
             f"| {per_doc} | {auc} | {shown} | {calls} |"
         )
     return out
@@ -233,9 +234,9 @@ def main() -> None:
     lines = [
         f"SummEval, {len(dataset.ratings)} items, {args.model}",
         "",
-        "| dimension | method | Spearman | Kendall | Spearman per document | top-rated vs rest: "
-        "AUC; balanced accuracy | s/item | calls/item |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| dimension | method | Spearman | Kendall | Pearson | Spearman per document | top-rated "
+        "vs rest: AUC; balanced accuracy | s/item | calls/item |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     results: list[Scored] = []
     for asked in args.methods.split(","):
