@@ -3,9 +3,10 @@
 Each method (`jurist calibrate --method`) scores ../shared/data/calibration/summeval-100.jsonl
 with the chosen model; every run is stored, so a rerun resumes and only judges what is
 missing. Printed, one row per method and dimension: Spearman and Kendall, over all items and
-averaged per document, with bootstrap 95% intervals (and pooled Pearson, which QV-03 reads); for telling the outputs humans rated at
-the top of the scale from the rest, the AUC of the score and the balanced accuracy of "the
-score rounds to the top"; seconds and model calls per item.
+averaged per document, with bootstrap 95% intervals (and pooled Pearson, which QV-03
+reads); for telling the outputs humans rated at the top of the scale from the rest, the AUC
+of the score and the balanced accuracy of "the score rounds to the top"; seconds and model
+calls per item.
 
 Then two rows per dimension that are out of fold by construction (see
 `jurist.calibration.choose_out_of_fold` and `fit_alignment`):
