@@ -187,6 +187,8 @@ def out_of_fold(dataset: Dataset, results: list[Scored], model: str) -> list[Cal
 def rows(method: str, report: CalibrationReport, seconds: float | None) -> list[str]:
     out = []
     shown = f"{seconds:.1f}" if seconds is not None else "-"
+    if seconds is not None and report.latency is not None:
+        shown += f"; P95 {report.latency.p95:.1f}"
     calls = f"{report.cost.calls:.1f}" if report.cost is not None else "-"
     for dimension, result in report.dimensions.items():
         pooled = result.correlations.pooled
@@ -236,7 +238,7 @@ def main() -> None:
         f"SummEval, {len(dataset.ratings)} items, {args.model}",
         "",
         "| dimension | method | Spearman | Kendall | Pearson | Spearman per document | top-rated "
-        "vs rest: AUC; balanced accuracy | s/item | calls/item |",
+        "vs rest: AUC; balanced accuracy | s/item: mean; P95 | calls/item |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     results: list[Scored] = []
