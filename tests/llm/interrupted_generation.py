@@ -3,9 +3,15 @@ cannot end for a minute or more, prints "generating" once the runtime is on it, 
 Ctrl-C leaves the way the `jurist` commands do."""
 
 import asyncio
+import signal
 
 from jurist.cli._exit import exit_interrupted
 from jurist.llm import Request, generation_running, get_model
+
+# A parent started in the background (nohup, `&` in a script) hands its children SIGINT
+# ignored, and Python then never raises KeyboardInterrupt. This script stands for a
+# command a user stops with Ctrl-C in a terminal, so it takes SIGINT back.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The grammar holds the model to 1,500 numbers (the runtime refuses a grammar of more than
 # 2,000 repetitions): thousands of tokens, no early stop.

@@ -3,6 +3,7 @@ the first K, and blocks on the rest; it prints "stored I" as the I-th judgment i
 so the test knows when to kill it."""
 
 import asyncio
+import signal
 import sys
 
 from batch_fakes import Gate, dataset
@@ -10,6 +11,11 @@ from batch_fakes import Gate, dataset
 from jurist import Judgment
 from jurist.runner import evaluate
 from jurist.store import RecordStore
+
+# A parent started in the background (nohup, `&` in a script) hands its children SIGINT
+# ignored, and Python then never raises KeyboardInterrupt. This script stands for a
+# command a user stops with Ctrl-C in a terminal, so it takes SIGINT back.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Announce:
