@@ -61,7 +61,6 @@ class Scored:
     report: CalibrationReport
     scores: dict[str, dict[str, float | None]]
     signals: dict[str, dict[str, float]]
-    seconds: float | None
 
 
 def run_name(method: str, model: str, limit: int | None) -> str:
@@ -127,8 +126,7 @@ def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str
         latencies=seconds or None,
     )
     report = report.model_copy(update={"cost": cost_per_item(run)})
-    mean = statistics.fmean(seconds) if seconds else None
-    return Scored(method, report, scores, signals, mean)
+    return Scored(method, report, scores, signals)
 
 
 def out_of_fold(dataset: Dataset, results: list[Scored], model: str) -> list[CalibrationReport]:
@@ -184,11 +182,10 @@ def out_of_fold(dataset: Dataset, results: list[Scored], model: str) -> list[Cal
     return reports
 
 
-def rows(method: str, report: CalibrationReport, seconds: float | None) -> list[str]:
+def rows(method: str, report: CalibrationReport) -> list[str]:
     out = []
-    shown = f"{seconds:.1f}" if seconds is not None else "-"
-    if seconds is not None and report.latency is not None:
-        shown += f"; P95 {report.latency.p95:.1f}"
+    latency = report.latency  # None for the out-of-fold rows, which time nothing
+    shown = f"{latency.mean:.1f}; P95 {latency.p95:.1f}" if latency is not None else "-"
     calls = f"{report.cost.calls:.1f}" if report.cost is not None else "-"
     for dimension, result in report.dimensions.items():
         pooled = result.correlations.pooled
@@ -249,10 +246,10 @@ def main() -> None:
             label = f"{variant} ({named[method]})" if method in named else variant
             done = scored(variant, run, dataset, args.model, label)
             results.append(done)
-            lines += rows(variant, done.report, done.seconds)
+            lines += rows(variant, done.report)
     for report in out_of_fold(dataset, results, args.model):
         name = "chosen" if report.judge.startswith("chosen") else "aligned"
-        lines += rows(name, report, None)
+        lines += rows(name, report)
         lines.append(f"\n{report.judge}: average Spearman {average_spearman(report)}\n")
     print("\n".join(lines))
 

@@ -46,7 +46,7 @@ def scored(data, method: str, values: dict[str, float]):  # type: ignore[no-unty
     report = ratings_report(
         data, scores, judge=method, model="m", dimensions=["coherence"], n_boot=20
     )
-    return bench.Scored(method, report, scores, signals, 1.0)
+    return bench.Scored(method, report, scores, signals)
 
 
 def test_each_document_is_scored_by_the_method_the_other_documents_favour(tmp_path: Path) -> None:
