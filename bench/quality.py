@@ -22,8 +22,11 @@ of those names (merged, on the dataset's items only) instead of running
 `quality-METHOD-MODEL-N`. `METHOD@DIM+DIM` scores only those dimensions (for the methods
 built on the rubric, whose cost grows with each criterion: `anchored@coherence+fluency`).
 
-Run: uv run python bench/quality.py [--methods plain,claims,coverage,sentences] [--limit N]
-     [--model local:qwen2.5-1.5b] [--database URL] [--run plain=summeval-qwen1.5b]
+With both `coverage` and `focus` among the methods, a `coverage:focus` row scores relevance
+as CoverageJudge(off_topic=True) does, from the two runs (see `coverage_with_focus`).
+
+Run: uv run python bench/quality.py [--methods plain,claims,coverage,focus,sentences]
+     [--limit N] [--model local:qwen2.5-1.5b] [--database URL] [--run plain=summeval-qwen1.5b]
 """
 
 import argparse
@@ -36,16 +39,19 @@ from pathlib import Path
 
 from jurist.calibration import (
     CalibrationReport,
+    CostPerItem,
     Dataset,
     choose_out_of_fold,
     fit_alignment,
     ratings_report,
 )
+from jurist.core import Judgment, Usage
+from jurist.judges import relevance_f1
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
 from jurist.runner._calibrate import calibrate, calibration_dataset, cost_per_item, judge_scores
 from jurist.runner._method_names import method_named
-from jurist.runner._methods import Method
+from jurist.runner._methods import Method, seconds_of
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 
@@ -61,6 +67,7 @@ class Scored:
     report: CalibrationReport
     scores: dict[str, dict[str, float | None]]
     signals: dict[str, dict[str, float]]
+    judgments: Mapping[str, Judgment] = dataclasses.field(default_factory=dict)
 
 
 def run_name(method: str, model: str, limit: int | None) -> str:
@@ -126,7 +133,57 @@ def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str
         latencies=seconds or None,
     )
     report = report.model_copy(update={"cost": cost_per_item(run)})
-    return Scored(method, report, scores, signals)
+    return Scored(method, report, scores, signals, run.judgments)
+
+
+def coverage_with_focus(
+    coverage: Scored, focus: Scored, dataset: Dataset, model: str
+) -> Scored | None:
+    """Relevance as `coverage:focus` scores it (the harmonic mean of coverage and focus,
+    `relevance_f1`) from a stored coverage run and a stored focus run of the same items:
+    the same key facts (one extraction per source at temperature 0), the same checks, so
+    the same score, without judging every item a third time. Seconds and calls are the
+    two runs' sums, so they count the key-fact extraction twice per document where the
+    combined judge pays for it once."""
+    scores: dict[str, dict[str, float | None]] = {}
+    signals: dict[str, dict[str, float]] = {}
+    seconds: list[float] = []
+    usages: list[Usage] = []
+    for item in dataset.ratings:
+        first, second = coverage.judgments.get(item.id), focus.judgments.get(item.id)
+        if first is None or second is None:
+            continue
+        found = {**coverage.signals.get(item.id, {}), **focus.signals.get(item.id, {})}
+        known = "relevance.coverage" in found and "relevance.focus" in found
+        value = (
+            relevance_f1(found["relevance.coverage"], found["relevance.focus"]) if known else None
+        )
+        scores[item.id] = {"relevance": None if value is None else 1.0 + 4.0 * value}
+        signals[item.id] = found
+        spent = [seconds_of(first), seconds_of(second)]
+        if all(s is not None for s in spent):
+            seconds.append(sum(s for s in spent if s is not None))
+        used = Usage.total([first.usage, second.usage])
+        if used is not None:
+            usages.append(used)
+    if not scores or not usages:
+        return None
+    report = ratings_report(
+        dataset,
+        {item.id: scores.get(item.id, {}) for item in dataset.ratings},
+        judge="coverage:focus (from the coverage and focus runs)",
+        model=model,
+        dimensions=["relevance"],
+        latencies=seconds or None,
+    )
+    n = len(usages)
+    cost = CostPerItem(
+        items=n,
+        calls=sum(u.calls for u in usages) / n,
+        input_tokens=sum(u.input_tokens for u in usages) / n,
+        output_tokens=sum(u.output_tokens for u in usages) / n,
+    )
+    return Scored("coverage:focus", report.model_copy(update={"cost": cost}), scores, signals)
 
 
 def out_of_fold(dataset: Dataset, results: list[Scored], model: str) -> list[CalibrationReport]:
@@ -222,7 +279,7 @@ def average_spearman(report: CalibrationReport) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", default="plain,claims,coverage,sentences")
+    parser.add_argument("--methods", default="plain,claims,coverage,focus,sentences")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--model", default=get_settings().model)
     parser.add_argument("--data", type=Path, default=DATA)
@@ -247,6 +304,12 @@ def main() -> None:
             done = scored(variant, run, dataset, args.model, label)
             results.append(done)
             lines += rows(variant, done.report)
+    by_method = {r.method: r for r in results}
+    if "coverage" in by_method and "focus" in by_method:
+        both = coverage_with_focus(by_method["coverage"], by_method["focus"], dataset, args.model)
+        if both is not None:
+            results.append(both)
+            lines += rows(f"{both.method} (F1 of the two runs)", both.report)
     for report in out_of_fold(dataset, results, args.model):
         name = "chosen" if report.judge.startswith("chosen") else "aligned"
         lines += rows(name, report)

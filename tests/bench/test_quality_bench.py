@@ -68,3 +68,68 @@ def test_each_document_is_scored_by_the_method_the_other_documents_favour(tmp_pa
     rho = aligned.dimensions["coherence"].correlations.pooled.spearman.value
     assert rho is not None
     assert rho > 0.9
+
+
+def test_coverage_with_focus_scores_relevance_as_the_combined_judge_does(tmp_path: Path) -> None:
+    from jurist import Judgment, Usage
+    from jurist.judges import relevance_f1
+
+    path = tmp_path / "ratings.jsonl"
+    rows = [
+        {
+            "id": f"{doc}-S{i}",
+            "doc_id": doc,
+            "source": f"Article {doc}.",
+            "output": f"Summary {i} of {doc}.",
+            "human_scores": {"relevance": 1.0 + i},
+            "scale": [1, 5],
+        }
+        for doc in DOCS
+        for i in range(4)
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    data = load_dataset(path, DatasetKind.RATINGS)
+    items = data.ratings
+    coverage_of = {it.id: 0.2 + 0.2 * int(it.id[-1]) for it in items}
+    focus_of = {it.id: 0.9 - 0.1 * int(it.id[-1]) for it in items}
+    coverage_judgments = {
+        it.id: Judgment.ok(
+            metadata={"key_facts": 5, "covered_facts": 2, "p_covered_mean": coverage_of[it.id]},
+            usage=Usage(calls=6, latency_ms=30000.0),
+        )
+        for it in items
+    }
+    # One item the focus run did not reach: it gets no combined score, not a guess.
+    missing = items[0].id
+    focus_judgments = {
+        it.id: Judgment.ok(
+            metadata={
+                "statements": [{"statement": "s"}] * 3,
+                "p_on_topic_mean": focus_of[it.id],
+                "off_topic_statements": 1,
+            },
+            usage=Usage(calls=4, latency_ms=8000.0),
+        )
+        for it in items
+        if it.id != missing
+    }
+    coverage = bench.scored("coverage", _run(coverage_judgments), data, "m", "coverage")
+    focus = bench.scored("focus", _run(focus_judgments), data, "m", "focus")
+    both = bench.coverage_with_focus(coverage, focus, data, "m")
+
+    assert both is not None
+    assert missing not in both.scores
+    for it in items[1:]:
+        expected = 1 + 4 * relevance_f1(coverage_of[it.id], focus_of[it.id])
+        assert both.scores[it.id]["relevance"] == expected
+    assert both.report.cost is not None
+    assert both.report.cost.calls == 10
+    assert both.report.latency is not None
+    assert both.report.latency.mean == 38.0
+    assert both.signals[items[1].id]["relevance.focus"] == focus_of[items[1].id]
+
+
+def _run(judgments):  # type: ignore[no-untyped-def]
+    from jurist.runner import RunResult, RunSummary
+
+    return RunResult(None, None, "j", judgments, RunSummary.of(judgments.values()))

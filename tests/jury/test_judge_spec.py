@@ -21,6 +21,7 @@ from jurist.judges import (
     CriteriaJudge,
     CriterionJudge,
     FaithfulnessJudge,
+    FocusJudge,
     HallucinationJudge,
     LengthJudge,
     PairwiseJudge,
@@ -529,10 +530,39 @@ def test_a_coverage_leaf_keeps_its_options_and_the_model():
     )
     assert isinstance(built, CoverageJudge)
     assert (built.name, built.description) == ("keeps-facts", "key facts kept")
-    assert (built.extractor.max_claims, built.min_score) == (4, 0.6)
-    assert built.extractor.model.get() is model
+    assert (built.key_facts.extractor.max_claims, built.min_score) == (4, 0.6)
+    assert built.key_facts.extractor.model.get() is model
     assert built.verifier.model.get() is model
+    assert built.focus is None
     assert judge_from_spec({"type": "coverage"}, model=model).name == "coverage"
+    off_topic = judge_from_spec(
+        {"type": "coverage", "off_topic": True, "statements": "sentences"}, model=model
+    )
+    assert isinstance(off_topic, CoverageJudge)
+    assert off_topic.focus is not None
+    assert off_topic.focus.statements == "sentences"
+    assert off_topic.focus.model.get() is model
+
+
+def test_a_focus_leaf_keeps_its_options_and_the_model():
+    model = ScriptedModel()
+    built = judge_from_spec(
+        yaml.safe_load(
+            "type: focus\nname: on-point\nfacts: 5\nstatements: sentences\n"
+            "threshold: 0.4\nmin_score: 0.7\n"
+        ),
+        model=model,
+    )
+    assert isinstance(built, FocusJudge)
+    assert built.name == "on-point"
+    assert built.key_facts.extractor.max_claims == 5
+    assert (built.focus.statements, built.focus.threshold, built.min_score) == (
+        "sentences",
+        0.4,
+        0.7,
+    )
+    assert built.focus.model.get() is model
+    assert judge_from_spec({"type": "focus"}, model=model).name == "focus"
 
 
 @pytest.mark.parametrize(("min_score", "expected"), [(0.5, Status.PASS), (0.6, Status.FAIL)])
@@ -593,7 +623,8 @@ async def test_a_sentences_leaf_asks_only_its_dimensions_of_the_first_sentences(
         (
             {"type": "coverage", "passages": 3},
             "passages",
-            "unknown field; type 'coverage' takes: description, facts, min_score, name",
+            "unknown field; type 'coverage' takes: description, facts, min_score, name, off_topic, "
+            "statements",
         ),
         ({"type": "coverage", "facts": 0}, "facts", "Input should be greater than or equal to 1"),
         ({"type": "coverage", "facts": 2.5}, "facts", "Input should be a valid integer"),
@@ -628,6 +659,21 @@ async def test_a_sentences_leaf_asks_only_its_dimensions_of_the_first_sentences(
             {"type": "sentences", "threshold": 0.5},
             "threshold",
             "Input should be greater than or equal to 1",
+        ),
+        (
+            {"type": "coverage", "off_topic": "yes"},
+            "off_topic",
+            "Input should be a valid boolean",
+        ),
+        (
+            {"type": "focus", "statements": "paragraphs"},
+            "statements",
+            "Input should be 'claims' or 'sentences'",
+        ),
+        (
+            {"type": "focus", "threshold": 1},
+            "threshold",
+            "Input should be less than 1",
         ),
         (
             {"type": "sentences", "threshold": 5.5},

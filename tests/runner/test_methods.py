@@ -153,3 +153,56 @@ def test_contradicted_verdicts_and_invented_quotes_are_signals_for_alignment():
     assert reading is not None
     assert reading.signals["consistency.contradicted"] == 1.0
     assert reading.signals["consistency.invented_quotes"] == 1.0
+
+
+def focus_metadata(p_on_topic: list[float]) -> dict[str, object]:
+    return {
+        "statements": [{"statement": f"s{i}", "p_on_topic": p} for i, p in enumerate(p_on_topic)],
+        "p_on_topic_mean": sum(p_on_topic) / len(p_on_topic),
+        "off_topic_statements": sum(1 for p in p_on_topic if p < 0.5),
+    }
+
+
+def test_focus_and_coverage_with_focus_read_relevance_by_name():
+    assert method_named("coverage").off_topic is False
+    assert method_named("coverage:focus").off_topic is True
+    with pytest.raises(ValueError, match="coverage takes only the option 'focus'"):
+        method_named("coverage:recall")
+    with pytest.raises(ValueError, match="focus takes no option"):
+        method_named("focus:3")
+
+    focus = method_named("focus").read(
+        Judgment.ok(metadata=focus_metadata([0.9, 0.3]), usage=Usage(calls=3, latency_ms=900.0))
+    )
+    assert focus is not None
+    assert focus.scores == {"relevance": pytest.approx(1 + 4 * 0.6)}
+    assert focus.signals == {
+        "relevance.focus": pytest.approx(0.6),
+        "relevance.statements": 2.0,
+        "relevance.off_topic": 1.0,
+    }
+    assert focus.seconds == pytest.approx(0.9)
+
+    both = Judgment.fail(
+        metadata={
+            "key_facts": 4,
+            "covered_facts": 1,
+            "p_covered_mean": 0.3,
+            **focus_metadata([0.9, 0.3]),
+            "relevance": 0.4,
+        }
+    )
+    reading = method_named("coverage:focus").read(both)
+    assert reading is not None
+    # The combined relevance the judge decided on, not coverage alone.
+    assert reading.scores == {"relevance": pytest.approx(1 + 4 * 0.4)}
+    assert reading.signals["relevance.coverage"] == pytest.approx(0.3)
+    assert reading.signals["relevance.focus"] == pytest.approx(0.6)
+    assert reading.signals["relevance.covered_share"] == pytest.approx(0.25)
+
+
+def test_focus_without_statements_is_no_score():
+    reading = method_named("focus").read(Judgment.abstain("the output makes no statement"))
+    assert reading is not None
+    assert reading.scores == {"relevance": None}
+    assert method_named("focus").read(Judgment.error("boom")) is None

@@ -15,11 +15,12 @@ from jurist.judges._claims import (
     split_sentences,
 )
 from jurist.judges._command import CommandJudge
-from jurist.judges._coverage import CoverageJudge
+from jurist.judges._coverage import CoverageJudge, relevance_f1
 from jurist.judges._criteria import CriteriaJudge, CriterionJudge
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
 from jurist.judges._facts import FactCheck, FactChecker
 from jurist.judges._files import DirMatchesJudge, FileContainsJudge, FileExistsJudge, FileJudge
+from jurist.judges._focus import FocusJudge, FocusReport, KeyFacts, StatementCheck
 from jurist.judges._grounding import (
     FaithfulnessJudge,
     Grounding,
@@ -79,12 +80,15 @@ __all__ = [
     "FileContainsJudge",
     "FileExistsJudge",
     "FileJudge",
+    "FocusJudge",
+    "FocusReport",
     "Grounding",
     "GroundingJudge",
     "HallucinationJudge",
     "HybridJudge",
     "JsonFieldClassifier",
     "JsonJudge",
+    "KeyFacts",
     "LabelClassifier",
     "LengthJudge",
     "ModelJudge",
@@ -105,6 +109,7 @@ __all__ = [
     "SentenceChecksJudge",
     "SharedClaimExtractor",
     "SourceCountJudge",
+    "StatementCheck",
     "Support",
     "SupportOptions",
     "SupportReport",
@@ -116,5 +121,6 @@ __all__ = [
     "quote_in_source",
     "rag",
     "refine_until_pass",
+    "relevance_f1",
     "split_sentences",
 ]

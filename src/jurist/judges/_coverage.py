@@ -4,25 +4,44 @@ The source's key facts are extracted once per source (four summaries of one arti
 for one extraction) and each is checked against the output as if the output were the
 source: a fact the output states, with a quote from the output, is covered. The score is
 the mean P(covered): relevance measured by coverage instead of one holistic question.
+
+With `off_topic=True` the output's own statements are also asked whether they are about
+those key facts (`jurist.judges._focus`), and the score is the harmonic mean of coverage
+and focus: recall and precision of the important content, as ROUGE-F or BERTScore-F
+combine theirs, so neither a summary that keeps the key facts among padding nor a focused
+one that misses most of them scores well.
 """
 
-import hashlib
 from typing import Any
 
 from jurist.core import BaseJudge, Context, JudgeKind, Judgment, NumericScore, Usage
 from jurist.judges import rag
-from jurist.judges._claims import ClaimExtractor, Claims
+from jurist.judges._focus import (
+    KEY_FACTS,
+    FocusCheck,
+    KeyFacts,
+    Statements,
+    failed_judgment,
+    focus_rows,
+)
 from jurist.judges._model import ModelRef
 from jurist.judges._support import ClaimVerifier
 from jurist.llm import Model
 
-KEY_FACTS = 8  # a short summary keeps a handful; more would reward long outputs
+
+def relevance_f1(coverage: float, focus: float) -> float:
+    """The harmonic mean of coverage (recall of the key facts) and focus (the share of
+    the output on them); 0 when either is 0."""
+    if coverage <= 0.0 or focus <= 0.0:
+        return 0.0
+    return 2.0 * coverage * focus / (coverage + focus)
 
 
 class CoverageJudge(BaseJudge):
-    """Score = mean P(covered) over the source's key facts; PASS when it reaches `min_score`.
-    ABSTAIN without a source or an output, or when no key fact could be found; ERROR when
-    a fact could not be checked."""
+    """Score = mean P(covered) over the source's key facts, or with `off_topic` its
+    harmonic mean with the focus (mean P(on topic) of the output's statements); PASS when
+    it reaches `min_score`. ABSTAIN without a source or an output, or when no key fact
+    could be found; ERROR when a fact or a statement could not be checked."""
 
     kind = JudgeKind.MODEL
 
@@ -32,6 +51,9 @@ class CoverageJudge(BaseJudge):
         *,
         facts: int = KEY_FACTS,
         min_score: float = 0.5,
+        off_topic: bool = False,
+        statements: Statements = "claims",
+        key_facts: KeyFacts | None = None,
         name: str | None = None,
         description: str = "",
     ) -> None:
@@ -39,25 +61,16 @@ class CoverageJudge(BaseJudge):
         if not 0.0 <= min_score <= 1.0:
             raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
         reference = ModelRef(model)
-        self.extractor = ClaimExtractor(reference, max_claims=facts, template="key_facts")
+        self.key_facts = key_facts or KeyFacts(reference, facts)
         self.verifier = ClaimVerifier(reference)
+        self.focus = FocusCheck(reference, statements=statements) if off_topic else None
         self.min_score = min_score
-        # Key facts by the source's sha256: one extraction per source in this process.
-        self._facts: dict[str, Claims] = {}
-
-    async def key_facts(self, source: str, goal: str = "") -> Claims:
-        key = hashlib.sha256(f"{goal}\0{source}".encode()).hexdigest()
-        found = self._facts.get(key)
-        if found is None:
-            found = self._facts[key] = await self.extractor.extract(source, goal=goal)
-            return found
-        return Claims(found.claims, found.extraction, None, found.fallback_cause)
 
     async def judge(self, ctx: Context) -> Judgment:
         inputs = rag.require(ctx, "passages", "answer", judge=self.name)
         if isinstance(inputs, Judgment):
             return inputs
-        facts = await self.key_facts(inputs.context, inputs.question)
+        facts = await self.key_facts.of(inputs.context, inputs.question)
         usage_parts: list[Usage | None] = [facts.usage]
         if not facts.claims:
             return Judgment.abstain(
@@ -65,7 +78,6 @@ class CoverageJudge(BaseJudge):
             )
         report = await self.verifier.verify(facts.claims, inputs.answer)
         usage_parts.append(report.usage)
-        usage = Usage.total(usage_parts)
         metadata: dict[str, Any] = {
             "judge": self.name,
             "key_facts": len(facts.claims),
@@ -77,7 +89,7 @@ class CoverageJudge(BaseJudge):
             return Judgment.error(
                 f"{len(failed)} of {len(report.checks)} key facts could not be checked: "
                 f"{failed[0].error}",
-                usage=usage,
+                usage=Usage.total(usage_parts),
                 metadata={**metadata, "cause": failed[0].cause},
             )
         probabilities = [
@@ -91,11 +103,30 @@ class CoverageJudge(BaseJudge):
             f"the output covers {covered} of the source's {len(report.checks)} key facts "
             f"(mean P(covered) {coverage:.2f})"
         )
-        decide = Judgment.ok if coverage >= self.min_score else Judgment.fail
+        score, checks = coverage, []
+        if self.focus is not None:
+            focused = await self.focus.check(
+                inputs.answer, facts.claims, inputs.question, judge=self.name
+            )
+            usage_parts.append(focused.usage)
+            metadata |= {**focused.metadata(), "issues": focused.issues()}
+            if focused.failed:
+                return failed_judgment(focused, Usage.total(usage_parts), metadata)
+            checks = focus_rows(focused)
+            if focused.focus is not None:
+                score = relevance_f1(coverage, focused.focus)
+                off = len(focused.off_topic)
+                reasoning += (
+                    f"; {off} of its {len(focused.checks)} statements are off-topic (mean "
+                    f"P(on topic) {focused.focus:.2f}); relevance {score:.2f}"
+                )
+            metadata["relevance"] = score
+        decide = Judgment.ok if score >= self.min_score else Judgment.fail
         return decide(
             reasoning,
-            score=NumericScore(coverage),
+            score=NumericScore(score),
             confidence=None,
-            usage=usage,
+            checks=checks,
+            usage=Usage.total(usage_parts),
             metadata=metadata,
         )

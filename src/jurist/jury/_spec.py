@@ -2,9 +2,9 @@
 
 A spec is a tree of objects, each with a `type`: leaf judges (`schema`, `json`, `contains`,
 `regex`, `length`, `criterion`, `criteria`, `rubric`, `pairwise`, `hallucination`,
-`faithfulness`, `answer_relevance`, `context_relevance`, `coverage`, `sentences`), composition
-(`all_of`, `any_of`, `not`) and voting (`jury`, `cascade`). Every object refuses fields it
-does not know.
+`faithfulness`, `answer_relevance`, `context_relevance`, `coverage`, `focus`,
+`sentences`), composition (`all_of`, `any_of`, `not`) and voting (`jury`, `cascade`).
+Every object refuses fields it does not know.
 
 ```yaml
 type: cascade
@@ -71,6 +71,7 @@ from jurist.judges import (
     CriteriaJudge,
     CriterionJudge,
     FaithfulnessJudge,
+    FocusJudge,
     HallucinationJudge,
     JsonJudge,
     LengthJudge,
@@ -602,13 +603,22 @@ class ContextRelevanceSpec(_NamedJudge):
 
 class CoverageSpec(_NamedJudge):
     """Relevance as coverage: the source's key facts (up to `facts`) checked against the
-    output; PASS when the mean P(covered) reaches `min_score`."""
+    output; with `off_topic`, the output's statements are also checked against them and
+    the score is the harmonic mean of coverage and focus. PASS when the score reaches
+    `min_score`."""
 
     type: Literal["coverage"] = "coverage"
     facts: Annotated[StrictInt, Field(ge=1)] = Field(
         8, description="at most this many key facts are taken from the source"
     )
     min_score: Fraction = 0.5
+    off_topic: StrictBool = Field(
+        False, description="also flag the output's statements that are not about the key facts"
+    )
+    statements: Literal["claims", "sentences"] = Field(
+        "claims",
+        description="with off_topic: the output's claims (one extraction call) or sentences",
+    )
 
     def _build(self, site: _Site) -> Judge:
         return site.make(
@@ -616,6 +626,36 @@ class CoverageSpec(_NamedJudge):
             CoverageJudge,
             site.model,
             facts=self.facts,
+            min_score=self.min_score,
+            off_topic=self.off_topic,
+            statements=self.statements,
+            **self._named(),
+        )
+
+
+class FocusSpec(_NamedJudge):
+    """Relevance as focus: each of the output's statements asked whether it is about one
+    of the source's key facts (up to `facts`); a statement under `threshold` is an
+    off-topic issue, and PASS when the mean P(on topic) reaches `min_score`."""
+
+    type: Literal["focus"] = "focus"
+    facts: Annotated[StrictInt, Field(ge=1)] = Field(
+        8, description="at most this many key facts are taken from the source"
+    )
+    statements: Literal["claims", "sentences"] = Field(
+        "claims", description="the output's claims (one extraction call) or its sentences"
+    )
+    threshold: Annotated[StrictFloat, Field(gt=0.0, lt=1.0)] = 0.5
+    min_score: Fraction = 0.5
+
+    def _build(self, site: _Site) -> Judge:
+        return site.make(
+            self,
+            FocusJudge,
+            site.model,
+            facts=self.facts,
+            statements=self.statements,
+            threshold=self.threshold,
             min_score=self.min_score,
             **self._named(),
         )
@@ -873,6 +913,7 @@ JudgeSpec = Annotated[
     | AnswerRelevanceSpec
     | ContextRelevanceSpec
     | CoverageSpec
+    | FocusSpec
     | SentencesSpec
     | AllOfSpec
     | AnyOfSpec
@@ -902,6 +943,7 @@ _JUDGE_SPECS: tuple[type[_Spec], ...] = (
     AnswerRelevanceSpec,
     ContextRelevanceSpec,
     CoverageSpec,
+    FocusSpec,
     SentencesSpec,
     AllOfSpec,
     AnyOfSpec,

@@ -12,7 +12,7 @@ from jurist.core import Judge, Judgment, Status
 from jurist.judges._sentences import COHERENCE, FLUENCY, SentenceChecksJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric
-from jurist.runner._methods import Method, Reading
+from jurist.runner._methods import Method, Reading, seconds_of
 
 
 class SentenceChecks(Method):
@@ -47,8 +47,7 @@ class SentenceChecks(Method):
         if judgment.status is Status.ERROR:
             return None
         meta: Mapping[str, object] = judgment.metadata
-        usage = judgment.usage
-        seconds = usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
+        seconds = seconds_of(judgment)
         named = meta.get("dimensions")
         dimensions: list[str] = []
         if isinstance(named, Sequence) and not isinstance(named, str):

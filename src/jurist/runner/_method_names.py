@@ -1,15 +1,16 @@
 """Methods by the name `jurist calibrate --method` and bench/quality.py take.
 
 A name is `BASE` or `BASE:OPTION`: `claims:mean` (another aggregate), `anchored:5` (examples
-per criterion), `sampled:5` (samples). Kept apart from `_methods` because the methods built
-on the plain rubric (anchored, sampled) import it.
+per criterion), `sampled:5` (samples), `coverage:focus` (coverage and the off-topic claims,
+combined). Kept apart from `_methods` because the methods built on the plain rubric
+(anchored, sampled) import it.
 """
 
 from collections.abc import Callable
 
 from jurist.runner._anchored import Anchored
 from jurist.runner._decomposed import SentenceChecks
-from jurist.runner._methods import ClaimConsistency, Coverage, Method, PlainRubric
+from jurist.runner._methods import ClaimConsistency, Coverage, Focus, Method, PlainRubric
 from jurist.runner._sampled import Sampled
 
 
@@ -32,10 +33,17 @@ def _count(name: str, option: str) -> int:
     return count
 
 
+def _off_topic(name: str, option: str) -> bool:
+    if option not in ("", "focus"):
+        raise ValueError(f"--method {name!r}: coverage takes only the option 'focus'")
+    return option == "focus"
+
+
 METHODS: dict[str, Callable[[str, str], Method]] = {
     "plain": _no_option(PlainRubric),
     "claims": lambda name, option: ClaimConsistency(option) if option else ClaimConsistency(),
-    "coverage": _no_option(Coverage),
+    "coverage": lambda name, option: Coverage(_off_topic(name, option)),
+    "focus": _no_option(Focus),
     "sentences": _no_option(SentenceChecks),
     "anchored": lambda name, option: Anchored(_count(name, option)) if option else Anchored(),
     "sampled": lambda name, option: Sampled(_count(name, option)) if option else Sampled(),

@@ -15,7 +15,13 @@ from typing import ClassVar
 
 from jurist.calibration import Dataset
 from jurist.core import Judge, Judgment, Status
-from jurist.judges import CoverageJudge, FaithfulnessJudge, RubricJudge, RubricResult
+from jurist.judges import (
+    CoverageJudge,
+    FaithfulnessJudge,
+    FocusJudge,
+    RubricJudge,
+    RubricResult,
+)
 from jurist.llm import Model
 from jurist.rubrics import Rubric
 
@@ -124,8 +130,7 @@ class ClaimConsistency(Method):
         total = meta.get("total_claims")
         p_min, p_mean = meta.get("p_supported_min"), meta.get("p_supported_mean")
         supported = meta.get("supported_claims")
-        usage = judgment.usage
-        seconds = usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
+        seconds = seconds_of(judgment)
         if not isinstance(total, int) or total == 0:
             return Reading(scores={self.DIMENSION: None}, seconds=seconds)
         signals: dict[str, float] = {"consistency.claims": float(total)}
@@ -160,24 +165,28 @@ class ClaimConsistency(Method):
 
 class Coverage(Method):
     """Relevance from coverage: 1 + 4 x the mean P(covered) of the source's key facts
-    (extracted once per source), on the 1-5 scale of human relevance ratings."""
+    (extracted once per source), on the 1-5 scale of human relevance ratings. With
+    `off_topic`, 1 + 4 x the harmonic mean of that coverage and the focus (the mean P(on
+    topic) of the output's claims, asked against the same key facts)."""
 
     name = "coverage"
     description = "relevance from the source's key facts the output covers"
     DIMENSION: ClassVar[str] = "relevance"
 
+    def __init__(self, off_topic: bool = False) -> None:
+        self.off_topic = off_topic
+
     def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
         return _only(self.name, self.DIMENSION, rated, asked)
 
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
-        return CoverageJudge(model)
+        return CoverageJudge(model, off_topic=self.off_topic)
 
     def read(self, judgment: Judgment) -> Reading | None:
         if judgment.status is Status.ERROR:
             return None
         meta: Mapping[str, object] = judgment.metadata
-        usage = judgment.usage
-        seconds = usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
+        seconds = seconds_of(judgment)
         coverage, facts = meta.get("p_covered_mean"), meta.get("key_facts")
         if not isinstance(coverage, float | int) or not isinstance(facts, int):
             return Reading(scores={self.DIMENSION: None}, seconds=seconds)
@@ -185,9 +194,55 @@ class Coverage(Method):
         signals = {"relevance.coverage": float(coverage), "relevance.key_facts": float(facts)}
         if isinstance(covered, int):
             signals["relevance.covered_share"] = covered / facts
+        signals |= _focus_signals(meta)
+        combined = meta.get("relevance")
+        value = float(combined) if isinstance(combined, float | int) else float(coverage)
+        return Reading(scores={self.DIMENSION: 1.0 + 4.0 * value}, seconds=seconds, signals=signals)
+
+
+class Focus(Method):
+    """Relevance from focus alone: 1 + 4 x the mean P(on topic) of the output's claims,
+    each asked whether it is about one of the source's key facts. An output with no claim
+    to check has no score."""
+
+    name = "focus"
+    description = "relevance from the output's claims that are about the source's key facts"
+    DIMENSION: ClassVar[str] = "relevance"
+
+    def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+        return _only(self.name, self.DIMENSION, rated, asked)
+
+    def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
+        return FocusJudge(model)
+
+    def read(self, judgment: Judgment) -> Reading | None:
+        if judgment.status is Status.ERROR:
+            return None
+        signals = _focus_signals(judgment.metadata)
+        focus = signals.get("relevance.focus")
         return Reading(
-            scores={self.DIMENSION: 1.0 + 4.0 * float(coverage)}, seconds=seconds, signals=signals
+            scores={self.DIMENSION: None if focus is None else 1.0 + 4.0 * focus},
+            seconds=seconds_of(judgment),
+            signals=signals,
         )
+
+
+def _focus_signals(meta: Mapping[str, object]) -> dict[str, float]:
+    """The focus a judgment holds (FocusJudge, or CoverageJudge with off_topic)."""
+    focus, off = meta.get("p_on_topic_mean"), meta.get("off_topic_statements")
+    statements = meta.get("statements")
+    if not isinstance(focus, float | int) or not isinstance(statements, Sequence):
+        return {}
+    signals = {"relevance.focus": float(focus), "relevance.statements": float(len(statements))}
+    if isinstance(off, int):
+        signals["relevance.off_topic"] = float(off)
+    return signals
+
+
+def seconds_of(judgment: Judgment) -> float | None:
+    """The seconds the judgment's model calls took, when it says."""
+    usage = judgment.usage
+    return usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
 
 
 def _only(method: str, dimension: str, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
