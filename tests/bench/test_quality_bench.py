@@ -20,7 +20,8 @@ DOCS = [f"D{d}" for d in range(6)]
 HUMAN = [1.0, 2.5, 4.0, 5.0]
 
 
-def dataset(tmp_path: Path):  # type: ignore[no-untyped-def]
+def ratings(tmp_path: Path, human_scores, scale: list[int]):  # type: ignore[no-untyped-def]
+    """A ratings dataset of four summaries per document, rated by `human_scores(d, i)`."""
     path = tmp_path / "ratings.jsonl"
     rows = [
         {
@@ -28,14 +29,18 @@ def dataset(tmp_path: Path):  # type: ignore[no-untyped-def]
             "doc_id": doc,
             "source": f"Article {doc}.",
             "output": f"Summary {i} of {doc}.",
-            "human_scores": {"coherence": h + 0.1 * d, "fluency": 3.0},
-            "scale": [1, 6],
+            "human_scores": human_scores(d, i),
+            "scale": scale,
         }
         for d, doc in enumerate(DOCS)
-        for i, h in enumerate(HUMAN)
+        for i in range(len(HUMAN))
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return load_dataset(path, DatasetKind.RATINGS)
+
+
+def dataset(tmp_path: Path):  # type: ignore[no-untyped-def]
+    return ratings(tmp_path, lambda d, i: {"coherence": HUMAN[i] + 0.1 * d, "fluency": 3.0}, [1, 6])
 
 
 def scored(data, method: str, values: dict[str, float]):  # type: ignore[no-untyped-def]
@@ -74,21 +79,7 @@ def test_coverage_with_focus_scores_relevance_as_the_combined_judge_does(tmp_pat
     from jurist import Judgment, Usage
     from jurist.judges import relevance_f1
 
-    path = tmp_path / "ratings.jsonl"
-    rows = [
-        {
-            "id": f"{doc}-S{i}",
-            "doc_id": doc,
-            "source": f"Article {doc}.",
-            "output": f"Summary {i} of {doc}.",
-            "human_scores": {"relevance": 1.0 + i},
-            "scale": [1, 5],
-        }
-        for doc in DOCS
-        for i in range(4)
-    ]
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    data = load_dataset(path, DatasetKind.RATINGS)
+    data = ratings(tmp_path, lambda d, i: {"relevance": 1.0 + i}, [1, 5])
     items = data.ratings
     coverage_of = {it.id: 0.2 + 0.2 * int(it.id[-1]) for it in items}
     focus_of = {it.id: 0.9 - 0.1 * int(it.id[-1]) for it in items}

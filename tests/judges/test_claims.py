@@ -168,3 +168,11 @@ def test_tokenized_lower_case_text_splits_at_marks_standing_alone():
         "andros townsend scored in the 83rd minute .",
         "he left .",
     ]
+
+
+def test_a_lone_closing_quote_joins_the_sentence_before_it():
+    text = "merson put on twitter . ' if he can get in then anybody can . '"
+    assert split_sentences(text) == [
+        "merson put on twitter .",
+        "' if he can get in then anybody can . '",
+    ]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 import pytest
 
 from jurist.core import Context, NumericScore, Status
-from jurist.judges._sentences import SentenceChecksJudge, output_sentences
+from jurist.judges._sentences import SentenceChecksJudge
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
@@ -264,14 +264,6 @@ async def test_a_long_output_is_judged_on_its_first_sentences_and_says_so():
     assert result.metadata["sentences"] == 3
     assert result.metadata["checked_sentences"] == 2
     assert "first 2 of 3 sentences" in result.reasoning
-
-
-def test_a_lone_closing_quote_joins_the_sentence_before_it():
-    text = "merson put on twitter . ' if he can get in then anybody can . '"
-    assert output_sentences(text) == [
-        "merson put on twitter .",
-        "' if he can get in then anybody can . '",
-    ]
 
 
 @pytest.mark.parametrize(

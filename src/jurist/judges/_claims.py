@@ -63,7 +63,8 @@ class Claims:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of `text`, split at . ! ? before a capital or digit, keeping abbreviations
-    ("Dr.", "U.S.") and initials together; line breaks between paragraphs split too."""
+    ("Dr.", "U.S.") and initials together; line breaks between paragraphs split too. A
+    closing quote left alone after a full stop stays with its sentence."""
     sentences: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*[-*\u2022]|\s*\d+[.)]\s)", text):
         flat = " ".join(block.split())
@@ -77,7 +78,15 @@ def split_sentences(text: str) -> list[str]:
             sentences.append(piece.strip())
             start = match.end()
         sentences.append(flat[start:].strip())
-    return [s for s in sentences if s]
+    joined: list[str] = []
+    for piece in filter(None, sentences):
+        # A piece with no letter or digit (the closing quote tokenized text leaves standing
+        # after its full stop: ". '") is no sentence and belongs to the one before it.
+        if joined and not re.search(r"\w", piece):
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    return joined
 
 
 def sentence_claims(text: str, limit: int = MAX_CLAIMS) -> list[str]:

@@ -1,4 +1,4 @@
-"""Small helpers the deterministic judges share."""
+"""Small helpers the judges share."""
 
 import json
 import math
@@ -6,6 +6,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from jurist.core import BooleanScore, Check, Judgment
+
+
+def min_score_of(value: float) -> float:
+    """A judge's `min_score` (a 0-1 score to PASS), or a ValueError naming it."""
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"min_score must lie between 0 and 1, not {value}")
+    return float(value)
 
 
 def shorten(text: str, limit: int = 120) -> str:

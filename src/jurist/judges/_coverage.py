@@ -16,6 +16,7 @@ from typing import Any
 
 from jurist.core import BaseJudge, Context, JudgeKind, Judgment, NumericScore, Usage
 from jurist.judges import rag
+from jurist.judges._common import min_score_of
 from jurist.judges._focus import (
     KEY_FACTS,
     FocusCheck,
@@ -58,13 +59,11 @@ class CoverageJudge(BaseJudge):
         description: str = "",
     ) -> None:
         super().__init__(name or "coverage", description)
-        if not 0.0 <= min_score <= 1.0:
-            raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
         reference = ModelRef(model)
         self.key_facts = key_facts or KeyFacts(reference, facts)
         self.verifier = ClaimVerifier(reference)
         self.focus = FocusCheck(reference, statements=statements) if off_topic else None
-        self.min_score = min_score
+        self.min_score = min_score_of(min_score)
 
     async def judge(self, ctx: Context) -> Judgment:
         inputs = rag.require(ctx, "passages", "answer", judge=self.name)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
+from jurist.judges._common import min_score_of
 from jurist.judges._criteria import judge_criterion, short_name
 from jurist.judges._model import ModelRef
 from jurist.llm import Model
@@ -264,13 +265,11 @@ class FocusJudge(BaseJudge):
         description: str = "",
     ) -> None:
         super().__init__(name or "focus", description)
-        if not 0.0 <= min_score <= 1.0:
-            raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
         reference = ModelRef(model)
         # A given KeyFacts (shared with a coverage judge) replaces the own one.
         self.key_facts = key_facts or KeyFacts(reference, facts)
         self.focus = FocusCheck(reference, statements=statements, threshold=threshold)
-        self.min_score = min_score
+        self.min_score = min_score_of(min_score)
 
     async def judge(self, ctx: Context) -> Judgment:
         inputs = rag.require(ctx, "passages", "answer", judge=self.name)

@@ -13,6 +13,7 @@ from typing import Any
 from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims
+from jurist.judges._common import min_score_of
 from jurist.judges._criteria import short_name
 from jurist.judges._evidence import QuoteMatch
 from jurist.judges._model import ModelRef
@@ -253,9 +254,7 @@ class FaithfulnessJudge(GroundingJudge):
         self, model: Model | str | None = None, *, min_score: float = 0.8, **options: Any
     ) -> None:
         super().__init__(model, **options)
-        if not 0.0 <= min_score <= 1.0:
-            raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
-        self.min_score = min_score
+        self.min_score = min_score_of(min_score)
 
     async def judge(self, ctx: Context) -> Judgment:
         grounding = await self.ground(ctx)

@@ -8,6 +8,7 @@ from typing import Any
 
 from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
 from jurist.judges import rag
+from jurist.judges._common import min_score_of
 from jurist.judges._criteria import judge_criterion
 from jurist.judges._model import ModelRef
 from jurist.llm import Model
@@ -51,9 +52,7 @@ class ContextRelevanceJudge(BaseJudge):
         super().__init__(name, description)
         self.model = ModelRef(model)
         self.threshold = _threshold(threshold, "threshold")
-        if not 0.0 <= min_score <= 1.0:
-            raise ValueError(f"min_score must lie between 0 and 1, not {min_score}")
-        self.min_score = min_score
+        self.min_score = min_score_of(min_score)
         self.template = PromptTemplate.named("passage_relevance")
 
     async def judge(self, ctx: Context) -> Judgment:

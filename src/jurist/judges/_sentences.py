@@ -17,7 +17,6 @@ last lines and a handful of generated tokens.
 """
 
 import asyncio
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -127,19 +126,6 @@ class DimensionResult:
         }
 
 
-def output_sentences(text: str) -> list[str]:
-    """The sentences of an output. A piece with no letter or digit (a closing quote that
-    tokenized text leaves standing after its full stop: ". '") is no sentence to judge and
-    joins the one before it."""
-    sentences: list[str] = []
-    for piece in split_sentences(text):
-        if sentences and not re.search(r"\w", piece):
-            sentences[-1] = f"{sentences[-1]} {piece}"
-        else:
-            sentences.append(piece)
-    return sentences
-
-
 def _dimensions(chosen: Sequence[str]) -> tuple[str, ...]:
     if isinstance(chosen, str):
         raise ValueError(f"dimensions must be a sequence of names, not the string {chosen!r}")
@@ -204,7 +190,7 @@ class SentenceChecksJudge(BaseJudge):
 
     async def judge(self, ctx: Context) -> Judgment:
         output = ctx.output_text()
-        every = output_sentences(output)
+        every = split_sentences(output)
         base: dict[str, Any] = {"judge": self.name, "dimensions": list(self.dimensions)}
         if not every:
             return Judgment.abstain("the output has no text to judge", metadata=base)
