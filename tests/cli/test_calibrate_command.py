@@ -103,8 +103,9 @@ def test_bad_inputs_exit_2_naming_them(tmp_path):
         (["calibrate", str(tmp_path / "missing.jsonl"), "--rubric", "summarization"], "missing"),
         (["calibrate", str(dataset), "--rubric", "summarization", "--method", "vibes"], "--method"),
         (
+            # The claims method scores consistency, which rows() lacks.
             ["calibrate", str(dataset), "--rubric", "summarization", "--method", "claims"],
-            "does not rate",  # the claims method scores consistency, which rows() lacks
+            "none of which the dataset rates",
         ),
         (
             ["calibrate", "--compare", "a", "b", "--database", f"sqlite:///{tmp_path}/x.db"],

@@ -12,7 +12,7 @@ from jurist.core import Judge, Judgment, Status
 from jurist.judges._sentences import COHERENCE, FLUENCY, SentenceChecksJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric
-from jurist.runner._methods import Method, Reading, seconds_of
+from jurist.runner._methods import Method, Reading, chosen_dimensions, seconds_of
 
 
 class SentenceChecks(Method):
@@ -24,21 +24,7 @@ class SentenceChecks(Method):
     DIMENSIONS: ClassVar[tuple[str, ...]] = (COHERENCE, FLUENCY)
 
     def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
-        for name in asked:
-            if name not in self.DIMENSIONS:
-                raise ValueError(
-                    f"--dimension {name!r}: the {self.name} method scores only "
-                    f"{list(self.DIMENSIONS)}"
-                )
-            if name not in rated:
-                raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
-        chosen = list(dict.fromkeys(asked)) or [d for d in self.DIMENSIONS if d in rated]
-        if not chosen:
-            raise ValueError(
-                f"the {self.name} method scores {list(self.DIMENSIONS)}, none of which the "
-                f"dataset rates (it rates {list(rated)})"
-            )
-        return chosen
+        return chosen_dimensions(f"the {self.name} method", self.DIMENSIONS, rated, asked)
 
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return SentenceChecksJudge(model, dimensions=tuple(dimensions))

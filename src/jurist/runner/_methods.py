@@ -64,20 +64,9 @@ class PlainRubric(Method):
 
     def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
         criteria = [c.name for c in rubric.criteria]
-        chosen = list(asked) or [name for name in criteria if name in rated]
-        for name in chosen:
-            if name not in criteria:
-                raise ValueError(
-                    f"--dimension {name!r}: not a criterion of rubric {rubric.id} {criteria}"
-                )
-            if name not in rated:
-                raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
-        if not chosen:
-            raise ValueError(
-                f"rubric {rubric.id} criteria {criteria} share no dimension with the dataset's "
-                f"{list(rated)}: name one with --dimension"
-            )
-        return chosen
+        return chosen_dimensions(
+            f"rubric {rubric.id}", criteria, rated, asked, hint="; name one with --dimension"
+        )
 
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return RubricJudge(rubric, model, criteria=list(dimensions))
@@ -245,13 +234,24 @@ def seconds_of(judgment: Judgment) -> float | None:
     return usage.latency_ms / 1000 if usage is not None and usage.latency_ms else None
 
 
-def _only(method: str, dimension: str, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
-    wrong = [name for name in asked if name != dimension]
-    if wrong:
-        raise ValueError(f"--dimension {wrong[0]!r}: the {method} method scores only {dimension!r}")
-    if dimension not in rated:
+def chosen_dimensions(
+    scorer: str, offered: Sequence[str], rated: Sequence[str], asked: Sequence[str], hint: str = ""
+) -> list[str]:
+    """The dimensions asked for (or, when none are, every one `scorer` offers that the
+    dataset rates); a ValueError names one it cannot score or the dataset does not rate."""
+    for name in asked:
+        if name not in offered:
+            raise ValueError(f"--dimension {name!r}: {scorer} scores only {list(offered)}")
+        if name not in rated:
+            raise ValueError(f"--dimension {name!r}: the dataset rates only {list(rated)}")
+    chosen = list(dict.fromkeys(asked)) or [name for name in offered if name in rated]
+    if not chosen:
         raise ValueError(
-            f"the {method} method scores {dimension!r}, which the dataset does not rate "
-            f"(it rates {list(rated)})"
+            f"{scorer} scores {list(offered)}, none of which the dataset rates (it rates "
+            f"{list(rated)}){hint}"
         )
-    return [dimension]
+    return chosen
+
+
+def _only(method: str, dimension: str, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
+    return chosen_dimensions(f"the {method} method", [dimension], rated, asked)
