@@ -67,7 +67,9 @@ def calibrate_command(
             "--method",
             help="How items are scored: plain (the rubric asked plainly, the floor); claims "
             "(consistency from checked claims; claims:mean or claims:share to aggregate "
-            "otherwise); coverage (relevance from the source's key facts); sentences "
+            "otherwise); coverage (relevance from the source's key facts; coverage:focus "
+            "adds the output's off-topic claims); focus (relevance from the off-topic claims "
+            "alone); sentences "
             "(coherence and fluency from per-sentence checks); anchored[:K] (the rubric with K "
             "rated examples per criterion from other documents); sampled[:N] (the rubric "
             "sampled N times at temperature 0.7, averaged).",
