@@ -42,18 +42,21 @@ class KeyFacts:
     def __init__(self, model: ModelRef, facts: int = KEY_FACTS) -> None:
         self.extractor = ClaimExtractor(model, max_claims=facts, template="key_facts")
         self._found: dict[str, Claims] = {}
-        self._lock = asyncio.Lock()
+        # One lock per source while it is being extracted: two judgments of one source
+        # arriving together extract once, and other sources do not wait for it.
+        self._extracting: dict[str, asyncio.Lock] = {}
 
     async def of(self, source: str, goal: str = "") -> Claims:
         """The key facts; their usage is reported by the first call only, so a run's cost
         counts the extraction once."""
         key = hashlib.sha256(f"{goal}\0{source}".encode()).hexdigest()
-        # One lock: two judgments of one source arriving together extract once, not twice.
-        async with self._lock:
-            found = self._found.get(key)
-            if found is None:
-                found = self._found[key] = await self.extractor.extract(source, goal=goal)
-                return found
+        if key not in self._found:
+            async with self._extracting.setdefault(key, asyncio.Lock()):
+                if key not in self._found:
+                    found = self._found[key] = await self.extractor.extract(source, goal=goal)
+                    self._extracting.pop(key, None)
+                    return found
+        found = self._found[key]
         return Claims(found.claims, found.extraction, None, found.fallback_cause)
 
 
