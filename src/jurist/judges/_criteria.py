@@ -26,6 +26,7 @@ from jurist.core import (
     Usage,
     run_judge,
 )
+from jurist.judges._common import threshold_of
 from jurist.judges._model import (
     ModelRef,
     call_metadata,
@@ -69,12 +70,6 @@ def _criterion_text(value: object, argument: str) -> str:
     if not text:
         raise ValueError(f"{argument} is empty: a criterion needs a statement to check")
     return text
-
-
-def _threshold(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"threshold must lie strictly between 0 and 1, not {value}")
-    return float(value)
 
 
 def short_name(text: str, limit: int = NAME_LENGTH) -> str:
@@ -281,7 +276,7 @@ class CriterionJudge(BaseJudge):
     ) -> None:
         super().__init__(name, description)
         self.criterion = _criterion_text(criterion, "criterion")
-        self.threshold = _threshold(threshold)
+        self.threshold = threshold_of(threshold)
         self.reason_first = reason_first
         self.template = PromptTemplate.of(template)
         self.model = ModelRef(model)
@@ -334,7 +329,7 @@ class CriteriaJudge(BaseJudge):
                     f"criteria[{index}] repeats criteria[{texts.index(text)}]: {text!r}"
                 )
         self.criteria = tuple(texts)
-        self.threshold = _threshold(threshold)
+        self.threshold = threshold_of(threshold)
         self.together = together
         self.reason_first = reason_first
         self.template = PromptTemplate.of(

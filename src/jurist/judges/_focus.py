@@ -21,7 +21,7 @@ from typing import Any, Literal
 from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
-from jurist.judges._common import min_score_of
+from jurist.judges._common import min_score_of, threshold_of
 from jurist.judges._criteria import judge_criterion, short_name
 from jurist.judges._model import ModelRef
 from jurist.llm import Model
@@ -149,13 +149,11 @@ class FocusCheck:
     ) -> None:
         if statements not in STATEMENTS:
             raise ValueError(f"statements must be one of {list(STATEMENTS)}, not {statements!r}")
-        if not 0.0 < threshold < 1.0:
-            raise ValueError(f"threshold must lie strictly between 0 and 1, not {threshold}")
         if max_statements < 1:
             raise ValueError(f"max_statements must be at least 1, not {max_statements}")
         self.model = model
         self.statements = statements
-        self.threshold = threshold
+        self.threshold = threshold_of(threshold)
         self.max_statements = max_statements
         self.extractor = ClaimExtractor(model, max_claims=max_statements)
         self.template = PromptTemplate.named("statement_on_topic")

@@ -8,7 +8,7 @@ from typing import Any
 
 from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
 from jurist.judges import rag
-from jurist.judges._common import min_score_of
+from jurist.judges._common import min_score_of, threshold_of
 from jurist.judges._criteria import judge_criterion
 from jurist.judges._model import ModelRef
 from jurist.llm import Model
@@ -17,12 +17,6 @@ from jurist.prompts import PromptTemplate
 PASSAGE_NAME = 60
 PASSAGE_RELEVANT = "The passage contains information that helps answer the question"
 ANSWER_RELEVANT = "The answer addresses the question directly"
-
-
-def _threshold(value: float, name: str) -> float:
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, not {value}")
-    return value
 
 
 def _shown(result: Judgment) -> str:
@@ -51,7 +45,7 @@ class ContextRelevanceJudge(BaseJudge):
     ) -> None:
         super().__init__(name, description)
         self.model = ModelRef(model)
-        self.threshold = _threshold(threshold, "threshold")
+        self.threshold = threshold_of(threshold)
         self.min_score = min_score_of(min_score)
         self.template = PromptTemplate.named("passage_relevance")
 
@@ -149,7 +143,7 @@ class AnswerRelevanceJudge(BaseJudge):
     ) -> None:
         super().__init__(name, description)
         self.model = ModelRef(model)
-        self.threshold = _threshold(threshold, "threshold")
+        self.threshold = threshold_of(threshold)
         self.template = PromptTemplate.named("answer_relevance")
 
     async def judge(self, ctx: Context) -> Judgment:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from jurist.core import Usage
+from jurist.judges._common import threshold_of
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
 from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import (
@@ -122,8 +123,7 @@ class SupportOptions:
     require_quote: bool = True
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.threshold < 1.0:
-            raise ValueError(f"threshold must lie strictly between 0 and 1, not {self.threshold}")
+        threshold_of(self.threshold)
 
 
 def _verdict_properties(quote_first: bool) -> dict[str, JsonValue]:
