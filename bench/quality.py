@@ -39,7 +39,6 @@ from pathlib import Path
 
 from jurist.calibration import (
     CalibrationReport,
-    CostPerItem,
     Dataset,
     choose_out_of_fold,
     fit_alignment,
@@ -49,7 +48,13 @@ from jurist.core import Judgment, Usage
 from jurist.judges import relevance_f1
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
-from jurist.runner._calibrate import calibrate, calibration_dataset, cost_per_item, judge_scores
+from jurist.runner._calibrate import (
+    calibrate,
+    calibration_dataset,
+    cost_of,
+    cost_per_item,
+    judge_scores,
+)
 from jurist.runner._method_names import method_named
 from jurist.runner._methods import Method, seconds_of
 from jurist.settings import get_settings
@@ -166,7 +171,8 @@ def coverage_with_focus(
         used = Usage.total([first.usage, second.usage])
         if used is not None:
             usages.append(used)
-    if not scores or not usages:
+    cost = cost_of(usages)
+    if not scores or cost is None:
         return None
     report = ratings_report(
         dataset,
@@ -175,13 +181,6 @@ def coverage_with_focus(
         model=model,
         dimensions=["relevance"],
         latencies=seconds or None,
-    )
-    n = len(usages)
-    cost = CostPerItem(
-        items=n,
-        calls=sum(u.calls for u in usages) / n,
-        input_tokens=sum(u.input_tokens for u in usages) / n,
-        output_tokens=sum(u.output_tokens for u in usages) / n,
     )
     return Scored("coverage:focus", report.model_copy(update={"cost": cost}), scores, signals)
 

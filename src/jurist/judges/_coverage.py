@@ -15,7 +15,6 @@ one that misses most of them scores well.
 from typing import Any
 
 from jurist.core import BaseJudge, Context, JudgeKind, Judgment, NumericScore, Usage
-from jurist.judges import rag
 from jurist.judges._common import min_score_of
 from jurist.judges._focus import (
     KEY_FACTS,
@@ -66,15 +65,11 @@ class CoverageJudge(BaseJudge):
         self.min_score = min_score_of(min_score)
 
     async def judge(self, ctx: Context) -> Judgment:
-        inputs = rag.require(ctx, "passages", "answer", judge=self.name)
-        if isinstance(inputs, Judgment):
-            return inputs
-        facts = await self.key_facts.of(inputs.context, inputs.question)
+        found = await self.key_facts.for_context(ctx, judge=self.name)
+        if isinstance(found, Judgment):
+            return found
+        inputs, facts = found
         usage_parts: list[Usage | None] = [facts.usage]
-        if not facts.claims:
-            return Judgment.abstain(
-                "no key fact could be found in the source", usage=Usage.total(usage_parts)
-            )
         report = await self.verifier.verify(facts.claims, inputs.answer)
         usage_parts.append(report.usage)
         metadata: dict[str, Any] = {

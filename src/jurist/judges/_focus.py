@@ -59,6 +59,24 @@ class KeyFacts:
         found = self._found[key]
         return Claims(found.claims, found.extraction, None, found.fallback_cause)
 
+    async def for_context(
+        self, ctx: Context, *, judge: str
+    ) -> tuple[rag.RagInputs, Claims] | Judgment:
+        """The context's source and output with the source's key facts, or the judgment to
+        return instead: ABSTAIN without a source or an output, or when the source yields
+        no key fact (ERROR for a malformed context)."""
+        inputs = rag.require(ctx, "passages", "answer", judge=judge)
+        if isinstance(inputs, Judgment):
+            return inputs
+        facts = await self.of(inputs.context, inputs.question)
+        if not facts.claims:
+            return Judgment.abstain(
+                "no key fact could be found in the source",
+                usage=facts.usage,
+                metadata={"judge": judge, "key_facts": 0, "extraction": facts.extraction.value},
+            )
+        return inputs, facts
+
 
 @dataclass(frozen=True)
 class StatementCheck:
@@ -273,19 +291,15 @@ class FocusJudge(BaseJudge):
         self.min_score = min_score_of(min_score)
 
     async def judge(self, ctx: Context) -> Judgment:
-        inputs = rag.require(ctx, "passages", "answer", judge=self.name)
-        if isinstance(inputs, Judgment):
-            return inputs
-        facts = await self.key_facts.of(inputs.context, inputs.question)
+        found = await self.key_facts.for_context(ctx, judge=self.name)
+        if isinstance(found, Judgment):
+            return found
+        inputs, facts = found
         base: dict[str, Any] = {
             "judge": self.name,
             "key_facts": len(facts.claims),
             "extraction": facts.extraction.value,
         }
-        if not facts.claims:
-            return Judgment.abstain(
-                "no key fact could be found in the source", usage=facts.usage, metadata=base
-            )
         report = await self.focus.check(
             inputs.answer, facts.claims, inputs.question, judge=self.name
         )

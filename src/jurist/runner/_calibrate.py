@@ -20,7 +20,7 @@ from jurist.calibration import (
     load_dataset,
     ratings_report,
 )
-from jurist.core import BaseJudge, Context, Judgment
+from jurist.core import BaseJudge, Context, Judgment, Usage
 from jurist.judges import RubricJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
@@ -166,7 +166,11 @@ async def calibrate(
 
 def cost_per_item(run: RunResult) -> CostPerItem | None:
     """Model calls and tokens per judged item (errors included: they cost too)."""
-    usages = [j.usage for j in run.judgments.values() if j.usage is not None]
+    return cost_of([j.usage for j in run.judgments.values() if j.usage is not None])
+
+
+def cost_of(usages: Sequence[Usage]) -> CostPerItem | None:
+    """Model calls and tokens per item, one usage an item."""
     if not usages:
         return None
     n = len(usages)
