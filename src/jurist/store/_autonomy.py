@@ -65,6 +65,7 @@ class StoredCycle:
     halted_reason: str | None
     created_at: datetime
     updated_at: datetime
+    key_id: str | None = None  # the API key that started it; None: the operator
 
 
 @dataclass(frozen=True)
@@ -451,6 +452,7 @@ def _stored_cycle(row: sa.RowMapping) -> StoredCycle:
         halted_reason=row["halted_reason"],
         created_at=_utc(row["created_at"]),
         updated_at=_utc(row["updated_at"]),
+        key_id=row["key_id"],
     )
 
 

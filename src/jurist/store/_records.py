@@ -60,12 +60,23 @@ class JudgmentRecord:
     cost_usd: float | None = None
     latency_ms: float | None = None
     created_at: datetime | None = None
+    key_id: str | None = None
+    sealed: str | None = None
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
         for name in ("id", "judge"):
             _check_text(owner, judgments_table, name, getattr(self, name), required=True)
-        for name in ("validation_id", "run_id", "item_id", "layer", "prompt_sha256", "model"):
+        for name in (
+            "validation_id",
+            "run_id",
+            "item_id",
+            "layer",
+            "prompt_sha256",
+            "model",
+            "key_id",
+            "sealed",
+        ):
             _check_text(owner, judgments_table, name, getattr(self, name))
         if self.status not in _STATUSES:
             raise ValueError(f"{owner}.status {self.status!r} is not one of {sorted(_STATUSES)}")
@@ -90,6 +101,7 @@ class JudgmentRecord:
         run_id: str | None = None,
         item_id: str | None = None,
         id: str | None = None,
+        key_id: str | None = None,
     ) -> Self:
         """`judgment` as a record. The score is normalised to 0..1 (None for a categorical
         score, which has no numbers without a category map); tokens, cost, latency and model
@@ -120,6 +132,7 @@ class JudgmentRecord:
             output_tokens=usage.output_tokens if usage else 0,
             cost_usd=usage.cost_usd if usage else None,
             latency_ms=usage.latency_ms if usage else None,
+            key_id=key_id,
         )
 
 
@@ -139,12 +152,14 @@ class ValidationRecord:
     result: dict[str, Any]
     key_id: str | None = None
     created_at: datetime | None = None
+    sealed: str | None = None
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
         for name in ("id", "request_sha256"):
             _check_text(owner, validations, name, getattr(self, name), required=True)
         _check_text(owner, validations, "key_id", self.key_id)
+        _check_text(owner, validations, "sealed", self.sealed)
         if not isinstance(self.valid, bool):
             raise TypeError(f"{owner}.valid must be a bool, got {type(self.valid).__name__}")
         _check_number(owner, "confidence", self.confidence, high=1.0)
@@ -209,6 +224,7 @@ class StoredValidation:
     key_id: str | None
     created_at: datetime
     judgment_ids: tuple[str, ...]
+    sealed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +249,8 @@ class StoredJudgment:
     cost_usd: float | None
     latency_ms: float | None
     created_at: datetime
+    key_id: str | None = None
+    sealed: str | None = None
 
     def to_judgment(self) -> Judgment:
         """The `Judgment` as the judge returned it."""
@@ -268,6 +286,7 @@ class StoredRun:
     summary: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+    key_id: str | None = None
 
 
 class RecordStore(Transactional):
@@ -387,12 +406,15 @@ class RecordStore(Transactional):
         name: str | None = None,
         spec: Mapping[str, Any] | None = None,
         id: str | None = None,
+        key_id: str | None = None,
     ) -> str:
-        """Start a run (status `running`); its id. A name names one run only."""
+        """Start a run (status `running`); its id. A name names one run only; `key_id` is
+        the API key that started it (None: the operator)."""
         key = id or new_id()
         _check_text("run", runs, "id", key, required=True)
         _check_text("run", runs, "kind", kind, required=True)
         _check_text("run", runs, "name", name)
+        _check_text("run", runs, "key_id", key_id)
         now = datetime.now(UTC)
         values = {
             "id": key,
@@ -402,6 +424,7 @@ class RecordStore(Transactional):
             "spec": None if spec is None else to_json_safe(spec, "spec"),
             "created_at": now,
             "updated_at": now,
+            "key_id": key_id,
         }
         async with self._writing(f"create run {name or key}") as connection:
             await connection.execute(sa.insert(runs).values(values))
@@ -486,6 +509,7 @@ def _validation_row(record: ValidationRecord, created_at: datetime) -> dict[str,
         "duration_ms": record.duration_ms,
         "request": record.request,
         "result": record.result,
+        "sealed": record.sealed,
     }
 
 
@@ -511,6 +535,8 @@ def _judgment_row(
         "cost_usd": record.cost_usd,
         "latency_ms": record.latency_ms,
         "judgment": record.judgment,
+        "key_id": record.key_id,
+        "sealed": record.sealed,
     }
 
 

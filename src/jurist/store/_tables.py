@@ -111,6 +111,7 @@ runs = sa.Table(
     sa.Column("summary", _OPTIONAL_JSON),
     _timestamp("created_at"),
     _timestamp("updated_at"),
+    sa.Column("key_id", sa.String(100)),  # the API key that made it; None: the operator
 )
 
 validations = sa.Table(
@@ -129,6 +130,10 @@ validations = sa.Table(
     sa.Column("request", _JSON, nullable=False),
     sa.Column("result", _JSON, nullable=False),
     sa.Index(None, "created_at"),
+    # The raw request and result, encrypted, when the service keeps raw content at all;
+    # `request` and `result` then hold the redacted copy.
+    sa.Column("sealed", sa.Text),
+    sa.Index(None, "key_id"),
 )
 
 judgments = sa.Table(
@@ -158,6 +163,8 @@ judgments = sa.Table(
     sa.Column("cost_usd", sa.Float),
     sa.Column("latency_ms", sa.Float),
     sa.Column("judgment", _JSON, nullable=False),  # the whole Judgment.to_dict()
+    sa.Column("key_id", sa.String(100), index=True),  # the API key that asked; None: operator
+    sa.Column("sealed", sa.Text),  # the raw judgment, encrypted, when raw content is kept
     # A resumed run never stores an item's judgment twice. Rows without a run or an item
     # (NULLs) are never equal, so the service's own judgments are not constrained.
     sa.UniqueConstraint("run_id", "item_id", "judge"),
@@ -178,6 +185,36 @@ audit_log = sa.Table(
     sa.Column("latency_ms", sa.Float, nullable=False),
     sa.Column("detail", _OPTIONAL_JSON),  # redacted by the caller
     sa.Index(None, "at"),
+    sa.Index(None, "key_id"),
+)
+
+# API keys of the service, made and revoked at run time (`jurist keys`): only the SHA-256 of
+# each secret is kept. A rotated key keeps its id (so its records stay its own); the secret
+# it replaced stays valid until `previous_expires_at`.
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("sha256", sa.String(64), nullable=False, unique=True),
+    sa.Column("previous_sha256", sa.String(64), index=True),
+    sa.Column("previous_expires_at", sa.DateTime(timezone=True)),
+    sa.Column("rate_limit", sa.String(40)),  # this key's own limit, e.g. "120/minute"
+    sa.Column("note", sa.Text),
+    _timestamp("created_at"),
+    _timestamp("updated_at"),
+    sa.Column("revoked_at", sa.DateTime(timezone=True)),
+)
+
+# Requests counted per bucket (a key, or a client address) and fixed window, where every
+# process of the service sees them; the limiter weighs the previous window in (a sliding
+# window estimate).
+rate_limit_counts = sa.Table(
+    "rate_limit_counts",
+    metadata,
+    sa.Column("bucket", sa.String(200), primary_key=True),
+    sa.Column("window_start", sa.BigInteger, primary_key=True),
+    sa.Column("hits", sa.Integer, nullable=False),
 )
 
 
@@ -226,6 +263,7 @@ cycles = sa.Table(
     _timestamp("created_at"),
     _timestamp("updated_at"),
     sa.Index(None, "created_at"),
+    sa.Column("key_id", sa.String(100)),  # None: started by the operator, from the CLI
 )
 
 cycle_events = sa.Table(
