@@ -45,6 +45,7 @@ def stored_validation(
             layer=layer.value,
             validation_id=validation_id,
             id=layers[layer.value]["judgment_id"],
+            key_id=key_id,
         )
         for layer, judgment in validation.judgments.items()
     ]

@@ -211,7 +211,7 @@ async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeRe
     ctx = _context(body)
     judgment: Judgment = await _within_deadline(service, judge_.judge(ctx))
     # A spec may name its judge at any length; the column keeps the first 200 characters.
-    record = JudgmentRecord.of(judgment, judge=judge_.name[:200])
+    record = JudgmentRecord.of(judgment, judge=judge_.name[:200], key_id=key_id)
     try:
         await service.require_store().save_judgment(record)
         stored = await service.require_store().get_judgment(record.id)
