@@ -28,8 +28,16 @@ from jurist.core._judgment import Check, Judgment, Usage
 from jurist.core._record import JsonRoundTrip, record
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
 from jurist.core._status import ExecutionStatus, JudgeKind, Status
+from jurist.core._strict_json import (
+    DEFAULT_MAX_DEPTH,
+    MAX_INT_DIGITS,
+    StrictJsonError,
+    loads_strict,
+)
 
 __all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "MAX_INT_DIGITS",
     "AllOf",
     "AnyOf",
     "BaseJudge",
@@ -49,6 +57,7 @@ __all__ = [
     "NumericScore",
     "Score",
     "Status",
+    "StrictJsonError",
     "Usage",
     "all_of",
     "any_of",
@@ -56,6 +65,7 @@ __all__ = [
     "judge",
     "judge_name",
     "judge_sync",
+    "loads_strict",
     "named",
     "normalize",
     "not_",
