@@ -146,6 +146,15 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_REDACTOR"),
         description='the PII redactor: "presidio" (default) or "module:attribute"',
     )
+    # Capped well below the interpreter's recursion limit: whatever reads the value after the
+    # strict reader (pydantic, serializers, redaction) may recurse once per level.
+    max_json_depth: int = Field(
+        64,
+        ge=1,
+        le=256,
+        validation_alias=_env("JURIST_MAX_JSON_DEPTH"),
+        description="how deeply JSON read from a request, a file or a dataset row may nest",
+    )
 
     @property
     def models_dir(self) -> Path:

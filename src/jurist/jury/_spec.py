@@ -29,7 +29,6 @@ ids or inline objects, never paths. Malformed specs raise JudgeSpecError naming 
 the spec (`tiers[1].judges[0].strategy.type`) and the problem.
 """
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,7 +61,7 @@ from pydantic import (
     model_validator,
 )
 
-from jurist.core import Judge, all_of, any_of, judge_name, not_
+from jurist.core import Judge, StrictJsonError, all_of, any_of, judge_name, loads_strict, not_
 from jurist.judges import (
     AnswerRelevanceJudge,
     ContainsJudge,
@@ -96,6 +95,15 @@ P = ParamSpec("P")
 
 # The first problems go into the message; all of them are in JudgeSpecError.problems.
 _SHOWN_PROBLEMS = 3
+
+# Bounds on what one spec may ask for. Building and validating a spec recurse once per
+# level, and every judge may call a model: a spec from a client must not be able to exhaust
+# the stack or make thousands of calls.
+MAX_SPEC_DEPTH = 32  # levels of objects and lists, the spec itself being the first
+MAX_SPEC_JUDGES = 64  # judge objects, at every level (a service may lower it)
+MAX_CRITERIA = 100  # criteria of one `criteria` judge: one model call each
+MAX_ITEMS_EXTRACTED = 64  # claims, key facts or sentences one judge extracts and checks
+_PATH_PARTS_SHOWN = 4
 _LEADING_FIELD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
 
 
@@ -423,7 +431,7 @@ class CriteriaSpec(_NamedJudge):
     """Acceptance criteria that must all hold; one call each, or one for all (`together`)."""
 
     type: Literal["criteria"] = "criteria"
-    criteria: Annotated[tuple[Text, ...], Field(min_length=1)]
+    criteria: Annotated[tuple[Text, ...], Field(min_length=1, max_length=MAX_CRITERIA)]
     threshold: Threshold = 0.5
     together: StrictBool = False
     reason_first: StrictBool = False
@@ -520,7 +528,7 @@ class _GroundingSpec(_NamedJudge):
     together: StrictBool = False
     quote_first: StrictBool = False
     require_quote: StrictBool = True
-    max_claims: Annotated[StrictInt, Field(ge=1)] = 12
+    max_claims: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = 12
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -608,7 +616,7 @@ class CoverageSpec(_NamedJudge):
     `min_score`."""
 
     type: Literal["coverage"] = "coverage"
-    facts: Annotated[StrictInt, Field(ge=1)] = Field(
+    facts: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = Field(
         8, description="at most this many key facts are taken from the source"
     )
     min_score: Fraction = 0.5
@@ -639,7 +647,7 @@ class FocusSpec(_NamedJudge):
     off-topic issue, and PASS when the mean P(on topic) reaches `min_score`."""
 
     type: Literal["focus"] = "focus"
-    facts: Annotated[StrictInt, Field(ge=1)] = Field(
+    facts: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = Field(
         8, description="at most this many key facts are taken from the source"
     )
     statements: Literal["claims", "sentences"] = Field(
@@ -686,7 +694,7 @@ class SentencesSpec(_NamedJudge):
         Field(json_schema_extra={"minItems": 1, "uniqueItems": True}),
     ] = ("fluency", "coherence")
     threshold: RubricScore = 3.0
-    max_sentences: Annotated[StrictInt, Field(ge=1)] = Field(
+    max_sentences: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = Field(
         24, description="a longer output is judged on its first sentences"
     )
 
@@ -963,6 +971,7 @@ _FIELDS_BY_TYPE: dict[str, list[str]] = {
     str(model.model_fields["type"].default): sorted(_wire_names(model) - {"type"})
     for model in (*_JUDGE_SPECS, *_STRATEGY_SPECS)
 }
+_STRATEGY_TYPES = frozenset(str(model.model_fields["type"].default) for model in _STRATEGY_SPECS)
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(JudgeSpec)
 
 
@@ -1065,9 +1074,13 @@ def _problems(errors: Sequence[Mapping[str, Any]], data: Any) -> list[SpecProble
 # --- public functions -----------------------------------------------------------------
 
 
-def parse_judge_spec(data: Any, source: str | None = None) -> "JudgeSpec":
+def parse_judge_spec(
+    data: Any, source: str | None = None, *, max_judges: int = MAX_SPEC_JUDGES
+) -> "JudgeSpec":
     """A spec from parsed JSON or YAML data; JudgeSpecError (naming `source`, when given,
-    and the path inside the spec) if it is malformed."""
+    and the path inside the spec) if it is malformed, nests deeper than MAX_SPEC_DEPTH or
+    holds more than `max_judges` judges."""
+    _check_size(data, max_judges, source)
     try:
         spec: JudgeSpec = _ADAPTER.validate_python(data)
     except ValidationError as exc:
@@ -1076,7 +1089,10 @@ def parse_judge_spec(data: Any, source: str | None = None) -> "JudgeSpec":
 
 
 def judge_from_spec(
-    spec: "Mapping[str, Any] | JudgeSpec", *, model: Model | str | None = None
+    spec: "Mapping[str, Any] | JudgeSpec",
+    *,
+    model: Model | str | None = None,
+    max_judges: int = MAX_SPEC_JUDGES,
 ) -> Judge:
     """Build the judge, jury or cascade a spec describes.
 
@@ -1091,7 +1107,7 @@ def judge_from_spec(
     library's fault and not the spec's.
     """
     if not isinstance(spec, _JUDGE_SPECS):
-        spec = parse_judge_spec(spec)
+        spec = parse_judge_spec(spec, max_judges=max_judges)
     return _build_one(spec, _Site("", model))
 
 
@@ -1105,12 +1121,16 @@ def load_judge_spec(path: Path) -> "JudgeSpec":
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise JudgeSpecError([SpecProblem("", f"cannot be read: {reason}")], source) from exc
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
+        data = loads_strict(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except StrictJsonError as exc:
+        where = f" at line {exc.line} column {exc.column}" if exc.line is not None else ""
         problem = SpecProblem(
-            "", f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            exc.path, exc.problem.replace("not valid JSON", f"not valid JSON{where}")
         )
         raise JudgeSpecError([problem], source) from exc
+    except RecursionError:  # PyYAML composes nested nodes recursively
+        problem = SpecProblem("", f"nested too deeply (at most {MAX_SPEC_DEPTH} levels)")
+        raise JudgeSpecError([problem], source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -1119,6 +1139,42 @@ def load_judge_spec(path: Path) -> "JudgeSpec":
     if data is None:
         raise JudgeSpecError([SpecProblem("", "the file holds no spec")], source)
     return parse_judge_spec(data, source)
+
+
+def _check_size(data: Any, max_judges: int, source: str | None) -> None:
+    """Refuse a spec deeper than MAX_SPEC_DEPTH or with more than `max_judges` judges, before
+    anything recurses into it: a walk with a stack of its own."""
+    judges = 0
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while pending:
+        parts, node = pending.pop()
+        children: list[tuple[str | int, Any]]
+        if isinstance(node, Mapping):
+            children = [(str(key), child) for key, child in node.items()]
+            kind = node.get("type")
+            if isinstance(kind, str) and kind in _FIELDS_BY_TYPE and kind not in _STRATEGY_TYPES:
+                judges += 1
+                if judges > max_judges:
+                    problem = SpecProblem(
+                        _shown_path(parts), f"a spec may hold at most {max_judges} judges"
+                    )
+                    raise JudgeSpecError([problem], source)
+        elif isinstance(node, list | tuple):
+            children = list(enumerate(node))
+        else:
+            continue
+        if len(parts) >= MAX_SPEC_DEPTH:
+            problem = SpecProblem(_shown_path(parts), f"nested deeper than {MAX_SPEC_DEPTH} levels")
+            raise JudgeSpecError([problem], source)
+        pending.extend(((*parts, key), child) for key, child in reversed(children))
+
+
+def _shown_path(parts: Sequence[str | int]) -> str:
+    shown = list(parts[:_PATH_PARTS_SHOWN])
+    path = "".join(
+        f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(shown)
+    )
+    return path + ("…" if len(parts) > _PATH_PARTS_SHOWN else "")
 
 
 def judge_spec_schema() -> dict[str, Any]:

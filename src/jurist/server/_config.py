@@ -31,6 +31,9 @@ ENVIRONMENT_VARIABLES = (
     "JURIST_HOST",
     "JURIST_RATE_LIMIT",
     "JURIST_MAX_BODY_BYTES",
+    "JURIST_MAX_JSON_DEPTH",
+    "JURIST_MAX_MODEL_CALLS",
+    "JURIST_MAX_SPEC_JUDGES",
     "JURIST_REQUEST_TIMEOUT_S",
     "JURIST_REDACT_PII",
     "JURIST_REDACTOR",
@@ -69,6 +72,21 @@ class ServiceSettings(BaseSettings):
         description='requests per key, e.g. "120/minute"; "none" turns it off',
     )
     max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_env("JURIST_MAX_BODY_BYTES"))
+    max_model_calls: int = Field(
+        200,
+        ge=1,
+        le=100_000,
+        validation_alias=_env("JURIST_MAX_MODEL_CALLS"),
+        description="model calls one POST /judge may make; past them the judges asking get "
+        "an error (budget) and the judgment is ERROR",
+    )
+    max_spec_judges: int = Field(
+        32,
+        ge=1,
+        le=1000,
+        validation_alias=_env("JURIST_MAX_SPEC_JUDGES"),
+        description="judges one judge spec sent to POST /judge may hold, at every level",
+    )
     request_timeout_s: float = Field(
         300.0,
         gt=0,
