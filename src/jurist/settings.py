@@ -97,6 +97,36 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_DATABASE_URL"),
         description="SQLAlchemy URL of the store (default: SQLite under JURIST_HOME)",
     )
+    db_connect_timeout_s: float = Field(
+        3.0,
+        gt=0,
+        le=600,
+        validation_alias=_env("JURIST_DB_CONNECT_TIMEOUT_S"),
+        description="how long opening a connection to PostgreSQL may take",
+    )
+    db_statement_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        le=3600,
+        validation_alias=_env("JURIST_DB_STATEMENT_TIMEOUT_S"),
+        description="PostgreSQL's statement_timeout, and how long jurist waits on a silent "
+        "database before closing the connection (raise it for long migrations)",
+    )
+    db_pool_timeout_s: float = Field(
+        3.0,
+        gt=0,
+        le=600,
+        validation_alias=_env("JURIST_DB_POOL_TIMEOUT_S"),
+        description="how long a store call waits for a free PostgreSQL connection",
+    )
+    audit_retry_s: float = Field(
+        5.0,
+        gt=0,
+        le=3600,
+        validation_alias=_env("JURIST_AUDIT_RETRY_S"),
+        description="how often the service retries writing the audit records it kept on disk "
+        "while the database was unavailable",
+    )
     fact_check_threshold: float = Field(
         0.8,
         gt=0.0,

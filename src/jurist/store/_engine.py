@@ -3,8 +3,22 @@
 SQLite connections run in WAL mode with a busy timeout (several processes share one file:
 the CLI, the server, a batch run), and SQLAlchemy rather than the sqlite3 driver emits
 BEGIN, so DDL is transactional too and a migration or an ingest is all or nothing.
+
+PostgreSQL connections are bounded everywhere a store call could wait: opening one
+(JURIST_DB_CONNECT_TIMEOUT_S), waiting for a free one (JURIST_DB_POOL_TIMEOUT_S), and each
+answer (JURIST_DB_STATEMENT_TIMEOUT_S: the server's statement_timeout, and on the client a
+connection the server stays silent on for that long is closed). The client side is what
+matters when the server is frozen or partitioned away: its kernel still accepts TCP and
+acknowledges packets, so neither the server's timeout nor TCP keepalives ever fire.
 """
 
+import asyncio
+import math
+import os
+import selectors
+import socket
+import time
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 import sqlalchemy as sa
@@ -69,11 +83,15 @@ def create_engine(url: str | URL | None = None, settings: Settings | None = None
             path = settings.database_file
             path.parent.mkdir(parents=True, exist_ok=True)
             url = URL.create(SQLITE_DRIVER, database=str(path))
+    settings = settings or get_settings()
     target = database_url(url)
     options: dict[str, Any] = {}
     if target.drivername == POSTGRES_DRIVER:
         options["pool_pre_ping"] = True  # a long-lived server outlives database restarts
+        options["pool_timeout"] = settings.db_pool_timeout_s
     try:
+        if target.drivername == POSTGRES_DRIVER:
+            options["connect_args"] = _postgres_connect_args(target, settings)
         engine = create_async_engine(target, **options)
     except ImportError as exc:
         raise StoreError(
@@ -107,3 +125,153 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
 def _begin_sqlite(connection: sa.Connection) -> None:
     immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+_PSYCOPG_WAIT_INTERVAL = 0.1  # psycopg's own default: how often a wait checks for interrupts
+
+# TCP keepalives find a peer that vanished (a host down, a dropped route) on an idle pooled
+# connection in about a minute, before a request picks it up.
+_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+}
+
+
+def _postgres_connect_args(target: URL, settings: Settings) -> dict[str, Any]:
+    connect_s = settings.db_connect_timeout_s
+    statement_s = settings.db_statement_timeout_s
+    server_option = f"-c statement_timeout={max(1, round(statement_s * 1000))}"
+    given = target.query.get("options")
+    if isinstance(given, str) and given.strip():
+        # After ours: the server takes the last -c, so the URL's own statement_timeout wins.
+        server_option = f"{server_option} {given}"
+    return {
+        **_KEEPALIVES,
+        # libpq counts whole seconds, at least 2; the connector holds the exact bound.
+        "connect_timeout": max(2, math.ceil(connect_s)),
+        "options": server_option,
+        # How SQLAlchemy's psycopg dialect takes a connection factory of one's own (it is
+        # what create_async_engine(async_creator=...) uses), here with the URL's parameters.
+        "async_creator_fn": _connector(connect_s, statement_s),
+    }
+
+
+def _connector(connect_s: float, statement_s: float) -> Callable[..., Awaitable[Any]]:
+    import psycopg
+
+    # The server cancels a slow statement at statement_s and says so; the client waits a
+    # little longer, so that a live server's own, clearer answer comes first.
+    silence_s = statement_s + min(1.0, max(0.25, statement_s / 10))
+
+    class BoundedConnection(psycopg.AsyncConnection[Any]):
+        """A connection that is closed when the server sends nothing for `silence_s` while
+        an answer is awaited: the wait then fails at once, as for a dropped connection, so
+        SQLAlchemy discards it instead of returning it to the pool."""
+
+        silenced = False
+
+        async def wait(
+            self,
+            gen: Any,
+            interval: float = _PSYCOPG_WAIT_INTERVAL,
+            timeout: float | None = None,  # noqa: ASYNC109 - psycopg's signature
+        ) -> Any:
+            try:
+                fileno = self.pgconn.socket
+            except psycopg.Error:  # closed: the wait fails by itself, as psycopg says
+                return await super().wait(gen, interval, timeout)
+            watch = _Silence(fileno, silence_s, self._statements_pending)
+            try:
+                return await super().wait(watch.track(gen), interval, timeout)
+            except psycopg.OperationalError as exc:
+                self.silenced = self.silenced or watch.severed
+                if self.silenced:  # this wait's or an earlier one's: the cause is the same
+                    raise psycopg.errors.ConnectionTimeout(
+                        f"the database sent nothing for {silence_s:g} s (statement timeout "
+                        f"{statement_s:g} s, JURIST_DB_STATEMENT_TIMEOUT_S), so its "
+                        "connection was closed"
+                    ) from exc
+                raise
+            finally:
+                watch.stop()
+
+        def _statements_pending(self) -> int:
+            # A pipeline (executemany) sends its statements at once, and the server answers
+            # only at its end: it may be silent for the timeout of each statement in turn.
+            pipeline = self._pipeline
+            return len(pipeline.result_queue) if pipeline is not None else 1
+
+    async def connect(*args: Any, **kwargs: Any) -> BoundedConnection:
+        # A frozen server completes the TCP handshake (its kernel does) and then never
+        # answers the startup packet: only a clock bounds that.
+        try:
+            async with asyncio.timeout(connect_s) as scope:
+                return await BoundedConnection.connect(*args, **kwargs)
+        except (TimeoutError, psycopg.errors.ConnectionTimeout) as exc:
+            if isinstance(exc, TimeoutError) and not scope.expired():
+                raise
+            raise psycopg.errors.ConnectionTimeout(
+                f"no connection to the database within {connect_s:g} s "
+                "(JURIST_DB_CONNECT_TIMEOUT_S)"
+            ) from None
+
+    return connect
+
+
+class _Silence:
+    """Watches one wait on a connection's socket: when nothing arrives for `limit` seconds
+    for each statement the server has pending, the socket is shut down, which wakes the wait
+    with an error. Silence is what is bounded, not the wait: a long answer streaming in is
+    fine."""
+
+    def __init__(self, fileno: int, limit: float, statements: Callable[[], int]) -> None:
+        self._fileno = fileno
+        self._limit = limit
+        self._statements = statements
+        self._last = time.monotonic()
+        self.severed = False
+        self._timer = asyncio.get_running_loop().call_later(limit, self._check)
+
+    def track(self, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+        """`gen`, noting each time the socket was readable (the server said something)."""
+        try:
+            wanted = next(gen)
+            while True:
+                ready = yield wanted
+                if ready & selectors.EVENT_READ:
+                    self._last = time.monotonic()
+                wanted = gen.send(ready)
+        except StopIteration as done:
+            return done.value
+
+    def _check(self) -> None:
+        quiet = time.monotonic() - self._last
+        limit = self._limit * max(1, self._statements())
+        if quiet < limit or _readable(self._fileno):
+            # Heard from lately, or an answer is waiting to be read: not silent.
+            wait = limit - quiet if quiet < limit else self._limit
+            self._timer = asyncio.get_running_loop().call_later(wait, self._check)
+            return
+        self.severed = True
+        try:
+            # On a duplicate of the descriptor: shutting down acts on the socket itself, and
+            # the descriptor psycopg waits on stays open, so its wait wakes (closing it would
+            # leave the wait on a dead descriptor forever).
+            with socket.socket(fileno=os.dup(self._fileno)) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # the connection is gone already, and its wait fails by itself
+
+    def stop(self) -> None:
+        self._timer.cancel()
+
+
+def _readable(fileno: int) -> bool:
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(fileno, selectors.EVENT_READ)
+            return bool(selector.select(0))
+    except (OSError, ValueError):
+        return False

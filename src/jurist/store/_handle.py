@@ -126,6 +126,8 @@ def database_failure(action: str, url: URL, exc: BaseException) -> StoreError:
         )
     if _is_missing_table(cause):
         text += " (the store is not migrated: opening it with .open() migrates it)"
+    if isinstance(exc, sa_exc.TimeoutError):  # no connection of the pool came free in time
+        text += " (JURIST_DB_POOL_TIMEOUT_S)"
     return StoreError(f"cannot {action} ({where}): {text}")
 
 
