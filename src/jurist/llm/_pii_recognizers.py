@@ -271,7 +271,7 @@ def _cpf_ok(value: str) -> bool:
     return True
 
 
-_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d.])")
+_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d|\.\d)")
 _CPF_CUED = re.compile(r"(?i:\bcpf\b)[^\n\d]{0,20}?(?P<v>\b\d{11}\b)")
 
 
@@ -330,15 +330,24 @@ _US_ZIP = r"\d{5}(?:-\d{4})?"
 _UK_POSTCODE = r"[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"
 # A city's words end in a lower-case letter, so a postcode ("SW1A 2AA") is not taken for one.
 _CITY_WORD = rf"[{_UPPER}][\w'\u2019-]*[a-zß-öø-ÿ]"
-_CITY = rf"{_CITY_WORD}(?:[ -]{_CITY_WORD}){{0,2}}"
+_CITY = (
+    rf"{_CITY_WORD}(?:[ -]{_CITY_WORD}){{0,2}}"
+    rf"(?:\s(?:am|an\s+der|im|upon|on|sur|en|de|do|da)\s{_CITY_WORD})?"
+)
+_CA_POSTCODE = r"[A-Z]\d[A-Z]\s?\d[A-Z]\d"
+# After a street and a city: a state or province, then a postal code (India's six digits
+# before the five of a US ZIP, so the latter does not take a part of the former).
+_EN_TAIL = (
+    rf"(?:,?\s*[A-Z]{{2,3}}\b)?"
+    rf"(?:,?\s+(?:\d{{6}}|{_US_ZIP}|{_UK_POSTCODE}|{_CA_POSTCODE}|\d{{4}})(?![\dA-Za-z]))?"
+)
 _EN_STREET = (
     rf"(?:(?:Flat|Apt|Apartment|Unit|Suite|House|No\.?)\s*#?\w+,?\s+)?"
     rf"\b\d{{1,6}}[A-Za-z]?(?:-\d{{1,4}})?,?\s+(?:[NSEW]\.?\s+)?"
     rf"(?:(?:{_WORD}|\d+(?:st|nd|rd|th)|of|the)\s+){{1,4}}{_EN_TYPES}\b\.?"
     rf"(?:\s+(?:NW|NE|SW|SE|N|S|E|W)\b)?"
     rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl)\.?\s*#?\s*\w+)?"
-    rf"(?:,\s*{_CITY}(?:,\s*[A-Z]{{2}}\b)?(?:,?\s+(?:{_US_ZIP}|{_UK_POSTCODE}|\d{{6}}))?"
-    rf"|,?\s+(?:{_UK_POSTCODE}|\d{{6}}))?"
+    rf"(?:,\s*{_CITY}{_EN_TAIL}|,?\s+(?:{_UK_POSTCODE}|\d{{6}})(?![\dA-Za-z]))?"
 )
 _DE_TYPES = r"(?:straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|chaussee|steig|pfad)"
 _DE_STREET = (
