@@ -31,7 +31,8 @@ def test_depth_is_measured_without_recursion_and_the_path_is_named(depth):
     error = refusal('{"rows": [{"output": ' + nested(depth) + "}]}")
     assert sys.getrecursionlimit() == limit
     assert error.path.startswith("rows[0].output[0]")
-    assert "nested deeper than 64 levels" in error.problem
+    assert error.problem == "nested deeper than 64 levels"
+    assert error.kind == "depth"
 
 
 def test_the_depth_limit_is_exact_and_configurable():

@@ -40,13 +40,21 @@ _PATH_PARTS_SHOWN = 4
 
 class StrictJsonError(ValueError):
     """JSON jurist will not read: where (`path` inside the document, "" for the whole of it;
-    `line` and `column` when known) and the problem."""
+    `line` and `column` when known), the problem, and its `kind` (encoding, syntax, depth,
+    number or surrogate), for callers that name their own setting or status."""
 
     def __init__(
-        self, path: str, problem: str, *, line: int | None = None, column: int | None = None
+        self,
+        path: str,
+        problem: str,
+        *,
+        kind: str = "syntax",
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
         self.path = path
         self.problem = problem
+        self.kind = kind
         self.line = line
         self.column = column
         super().__init__(self._describe())
@@ -58,12 +66,16 @@ class StrictJsonError(ValueError):
 
     def on_line(self, line: int) -> "StrictJsonError":
         """The same problem, placed on a line of a JSON Lines file."""
-        return StrictJsonError(self.path, self.problem, line=line, column=self.column)
+        return StrictJsonError(
+            self.path, self.problem, kind=self.kind, line=line, column=self.column
+        )
 
     def within(self, prefix: str) -> "StrictJsonError":
         """The same problem, with its path under `prefix` (e.g. `rows[3]`)."""
         path = join_path(prefix, self.path)
-        return StrictJsonError(path, self.problem, line=self.line, column=self.column)
+        return StrictJsonError(
+            path, self.problem, kind=self.kind, line=self.line, column=self.column
+        )
 
     def _describe(self) -> str:
         where = []
@@ -102,7 +114,7 @@ def loads_strict(data: str | bytes | bytearray, *, max_depth: int = DEFAULT_MAX_
             "", f"not valid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
         ) from None
     except RecursionError:  # the depth check makes this unreachable; never a traceback
-        raise StrictJsonError("", f"nested deeper than {max_depth} levels") from None
+        raise StrictJsonError("", f"nested deeper than {max_depth} levels", kind="depth") from None
     if flagged or _MAYBE_SURROGATE.search(text):
         _find_refused(value)
     return value
@@ -115,7 +127,9 @@ def _text(data: str | bytes | bytearray) -> str:
         return bytes(data).removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError as exc:
         bad = bytes(data)[exc.start : exc.start + 1].hex()
-        raise StrictJsonError("", f"not valid UTF-8: byte 0x{bad} at offset {exc.start}") from None
+        raise StrictJsonError(
+            "", f"not valid UTF-8: byte 0x{bad} at offset {exc.start}", kind="encoding"
+        ) from None
 
 
 def _check_depth(text: str, max_depth: int) -> None:
@@ -129,9 +143,7 @@ def _check_depth(text: str, max_depth: int) -> None:
             depth += 1
             if depth > max_depth:
                 path = _path_at(text, match.start())
-                raise StrictJsonError(
-                    path, f"nested deeper than {max_depth} levels (the limit of this reader)"
-                )
+                raise StrictJsonError(path, f"nested deeper than {max_depth} levels", kind="depth")
         elif token in ("]", "}"):
             depth -= 1
         elif token == '"':
@@ -185,10 +197,11 @@ def _part(label: Any, first: bool) -> str:
 class _Refused:
     """Stands where the parser met a value this reader refuses, until its path is known."""
 
-    __slots__ = ("problem",)
+    __slots__ = ("kind", "problem")
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, kind: str = "number") -> None:
         self.problem = problem
+        self.kind = kind
 
 
 def _refuse_constant(flagged: list[str]) -> Callable[[str], Any]:
@@ -231,7 +244,7 @@ def _find_refused(value: Any) -> None:
     while pending:
         path, item = pending.pop()
         if isinstance(item, _Refused):
-            raise StrictJsonError(path, item.problem)
+            raise StrictJsonError(path, item.problem, kind=item.kind)
         if isinstance(item, str):
             _check_text(path, item)
         elif isinstance(item, dict):
@@ -253,4 +266,5 @@ def _check_text(path: str, text: str, what: str = "string") -> None:
             path,
             f"the {what} holds a lone surrogate ({code} at character {found.start()}), "
             "which is not text; send the character itself, or both halves of the pair",
+            kind="surrogate",
         )

@@ -5,9 +5,10 @@ import os
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from jurist.server._sealing import Sealer
 from jurist.settings import Settings
 
 DEFAULT_PORT = 8005
@@ -41,6 +42,9 @@ ENVIRONMENT_VARIABLES = (
     "JURIST_REQUEST_TIMEOUT_S",
     "JURIST_REDACT_PII",
     "JURIST_REDACTOR",
+    "JURIST_STORE_RAW",
+    "JURIST_ENCRYPTION_KEY",
+    "JURIST_RETENTION_DAYS",
     "JURIST_HOME",
     "JURIST_MODEL",
     "JURIST_LOCAL_THREADS",
@@ -101,6 +105,39 @@ class ServiceSettings(BaseSettings):
     )
     log_level: LogLevel = Field(LogLevel.INFO, validation_alias=_env("LOG_LEVEL"))
     log_validation_results: bool = Field(True, validation_alias=_env("LOG_VALIDATION_RESULTS"))
+    store_raw: bool = Field(
+        False,
+        validation_alias=_env("JURIST_STORE_RAW"),
+        description="keep each record's raw content too, sealed with JURIST_ENCRYPTION_KEY "
+        "(by default only the redacted copy is stored)",
+    )
+    encryption_key: Annotated[str, Field(repr=False)] = Field(
+        "",
+        validation_alias=_env("JURIST_ENCRYPTION_KEY"),
+        description="Fernet keys, comma-separated: the first seals raw content, every one "
+        "unseals it (`jurist store new-key` makes one)",
+    )
+    retention_days: float | None = Field(
+        None,
+        gt=0,
+        validation_alias=_env("JURIST_RETENTION_DAYS"),
+        description="delete validations, service judgments, audit entries and rate-limit "
+        'counts older than this many days, hourly; unset or "none" keeps them',
+    )
+
+    @field_validator("encryption_key")
+    @classmethod
+    def _fernet_keys(cls, value: str) -> str:
+        if value.strip():
+            Sealer.parse(value)
+        return value
+
+    @field_validator("retention_days", mode="before")
+    @classmethod
+    def _keep_forever(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() in {"", "none", "keep", "forever"}:
+            return None
+        return value
 
 
 class ConfigError(ValueError):

@@ -13,12 +13,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from jurist.server._edge import StrictJsonRoute
 from jurist.server._errors import ErrorBody, ServiceError, error_responses
 from jurist.server._routes import Caller, service_of
 from jurist.store import StoreError
 from jurist.store._autonomy import AutonomyStore, CycleStatus, StoredCycle, StoredCycleEvent
 
-router = APIRouter(tags=["cycles"])
+router = APIRouter(tags=["cycles"], route_class=StrictJsonRoute)
 
 NOTE_MAX_CHARS = 2000
 _NOT_PAUSED: dict[int | str, dict[str, Any]] = {

@@ -1,21 +1,30 @@
 """What every request goes through before and after its route: the body limit, the request's
-hash, the HTTP metrics and the audit record.
+hash, the HTTP metrics and the audit record; and the route class that reads JSON bodies
+strictly.
 
 A plain ASGI middleware rather than Starlette's BaseHTTPMiddleware, which costs a task and a
 stream copy per request. Bodies are small (a limit applies), so the body is read here in
 full, hashed, and handed to the route as it came.
 """
 
+import email.message
 import hashlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, NoReturn
 
+from fastapi import Request, Response
+from fastapi.dependencies.utils import get_flat_params
+from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jurist.server._errors import ErrorBody
+from jurist.core import DEFAULT_MAX_DEPTH, StrictJsonError, loads_strict
+from jurist.llm import ErrorKind, Model, ModelError, ModelWrapper
+from jurist.llm import Request as LlmRequest
+from jurist.llm import Response as LlmResponse
+from jurist.server._errors import ErrorBody, FieldError, ServiceError, error_responses
 
 log = logging.getLogger("jurist.server")
 
@@ -91,9 +100,18 @@ class Edge:
         # After the response is sent: a slow or broken audit write never delays the answer,
         # and a failure is logged, never hidden.
         try:
-            await self.audit(record)
+            await self.audit(dict(record))
         except Exception as exc:  # noqa: BLE001 - whatever broke, the answer is already sent
-            log.error("audit record not written: %s: %s", type(exc).__name__, exc)
+            if record["detail"] is None:
+                log.error("audit record not written: %s: %s", type(exc).__name__, exc)
+                return
+            # A detail that cannot be redacted or stored must not cost the request its record.
+            log.error("audit detail not written: %s: %s", type(exc).__name__, exc)
+            record["detail"] = {"unrecorded": f"{type(exc).__name__}: {str(exc)[:200]}"}
+            try:
+                await self.audit(dict(record))
+            except Exception as again:  # noqa: BLE001 - as above
+                log.error("audit record not written: %s: %s", type(again).__name__, again)
 
     async def _body(self, scope: Scope, receive: Receive) -> bytes | None:
         """The whole body, or None when it is over the limit (by its declared length or by
@@ -162,3 +180,126 @@ def _verdict(status: int) -> str:
     if status >= 500:
         return "error"
     return "ok"
+
+
+# --- strict JSON bodies -------------------------------------------------------------------
+
+
+class StrictJsonRoute(APIRoute):
+    """A route whose JSON body is read by jurist's strict reader (no NaN or infinities, no
+    huge integers, no lone surrogates, UTF-8 only, nesting within JURIST_MAX_JSON_DEPTH)
+    before FastAPI sees it. Whatever it refuses is a 422 naming the field ("body" when the
+    whole body is unreadable), never FastAPI's 400; a body that is not JSON at all is a 415.
+
+    The statuses this adds (413, 415, 422 with the service's ErrorBody) are declared on the
+    operation, so the OpenAPI schema never falls back to FastAPI's HTTPValidationError.
+    """
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, endpoint, **kwargs)
+        declared = {str(status) for status in self.responses}
+        statuses = []
+        if self.body_field is not None:
+            statuses = [413, 415, 422]
+        elif get_flat_params(self.dependant):
+            statuses = [422]
+        missing = [s for s in statuses if str(s) not in declared]
+        if missing:
+            # Built again so that FastAPI registers the added responses' models too.
+            responses = {**(kwargs.get("responses") or {}), **error_responses(*missing)}
+            super().__init__(path, endpoint, **{**kwargs, "responses": responses})
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler
+
+        async def strict(request: Request) -> Response:
+            return await handler(await _read_strictly(request))
+
+        return strict
+
+
+class _ReadRequest(Request):
+    """The request with its body already read and parsed: FastAPI takes the value from here."""
+
+    def __init__(self, request: Request, body: bytes, value: Any) -> None:
+        super().__init__(request.scope, request.receive)
+        self._read_body = body
+        self._read_value = value
+
+    async def body(self) -> bytes:
+        return self._read_body
+
+    async def json(self) -> Any:
+        return self._read_value
+
+
+async def _read_strictly(request: Request) -> Request:
+    body = await request.body()
+    if not body:
+        return request  # FastAPI reports the missing body, naming it
+    if not _is_json(request.headers.get("content-type")):
+        _refuse(
+            request,
+            415,
+            "unsupported_media_type",
+            FieldError(
+                field="body",
+                message="send the body as JSON, with Content-Type: application/json",
+            ),
+        )
+    service = getattr(request.app.state, "service", None)
+    max_depth = getattr(getattr(service, "settings", None), "max_json_depth", DEFAULT_MAX_DEPTH)
+    try:
+        value = loads_strict(body, max_depth=max_depth)
+    except StrictJsonError as exc:
+        problem = exc.problem
+        if exc.line is not None:
+            problem += f" (line {exc.line}, column {exc.column})"
+        if exc.kind == "depth":
+            problem += " (JURIST_MAX_JSON_DEPTH)"
+        _refuse(request, 422, "invalid_request", FieldError(field=exc.field, message=problem))
+    return _ReadRequest(request, body, value)
+
+
+def _is_json(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+def _refuse(request: Request, status: int, code: str, error: FieldError) -> NoReturn:
+    # The audit record of a refused request says why: the body itself is not kept.
+    request.state.audit_detail = {"refused": [error.model_dump()]}
+    raise ServiceError(status, code, f"{error.field}: {error.message}", errors=[error])
+
+
+# --- model calls per request --------------------------------------------------------------
+
+
+class CallBudget(ModelWrapper):
+    """The model one request's judges ask, allowed `limit` calls: past them each call fails
+    with ModelError(BUDGET), which its judge reports as an ERROR judgment (never a silent
+    pass), so no request makes unbounded work whatever its spec holds."""
+
+    def __init__(self, inner: Model, limit: int) -> None:
+        super().__init__(inner)
+        self.limit = limit
+        self.calls = 0
+
+    async def complete(self, request: LlmRequest) -> LlmResponse:
+        if self.calls >= self.limit:
+            raise ModelError(
+                ErrorKind.BUDGET,
+                f"this request may make at most {self.limit} model calls (JURIST_MAX_MODEL_CALLS)",
+                model=self.name,
+                retryable=False,
+            )
+        self.calls += 1
+        return await self.inner.complete(request)

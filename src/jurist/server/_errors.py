@@ -45,6 +45,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         401: "missing or unknown API key",
         404: "no such record",
         413: "request body too large",
+        415: "the body is not sent as JSON (Content-Type: application/json)",
         422: "the request is malformed or cannot run here; `errors` names the fields",
         429: "rate limit reached; see Retry-After",
         503: "the database or the model is unavailable",
@@ -84,6 +85,8 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = field_errors(exc.errors())
+        # The audit record of a refused request says why (the route never ran to say more).
+        request.state.audit_detail = {"refused": [e.model_dump() for e in errors[:20]]}
         summary = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
         body = ErrorBody(error="invalid_request", message=summary, errors=errors)
         return JSONResponse(body.model_dump(), 422)

@@ -54,10 +54,36 @@ def stored_validation(
 
 def audit_detail(body: dict[str, Any]) -> dict[str, Any]:
     """What the audit log keeps of a request, before redaction: its fields but the output,
-    and an excerpt of the output."""
-    output = body.get("output")
-    text = output if isinstance(output, str) else repr(output)
-    return {
-        "request": {k: v for k, v in body.items() if k != "output"},
-        "output_excerpt": text[:AUDIT_EXCERPT],
-    }
+    and an excerpt of the output.
+
+    Never raises, and what it returns is plain JSON at most a few levels deep: redaction and
+    the store recurse into it, and a request must never lose its audit record (nor answer
+    500) because of what it held. Deeper values are cut short with a marker.
+    """
+    import json
+    import math
+
+    max_depth = 16
+
+    def bounded(value: Any, depth: int) -> Any:
+        if value is None or isinstance(value, bool | int | str):
+            return value
+        if isinstance(value, float):
+            return value if math.isfinite(value) else str(value)
+        if depth >= max_depth:
+            return "<nested deeper: not kept>"
+        if isinstance(value, dict):
+            return {str(k): bounded(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [bounded(v, depth + 1) for v in value]
+        return str(value)[:AUDIT_EXCERPT]
+
+    try:
+        output = body.get("output")
+        text = output if isinstance(output, str) else json.dumps(bounded(output, 1))
+        return {
+            "request": {str(k): bounded(v, 1) for k, v in body.items() if k != "output"},
+            "output_excerpt": text[:AUDIT_EXCERPT],
+        }
+    except Exception as exc:  # noqa: BLE001 - the record matters more than its detail
+        return {"unrecorded": f"{type(exc).__name__}: {str(exc)[:200]}"}

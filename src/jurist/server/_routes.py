@@ -12,6 +12,7 @@ from jurist.core import Context, Judge, Judgment
 from jurist.judges import UnknownSource
 from jurist.jury import JudgeSpecError, judge_from_spec
 from jurist.rubrics import list_rubrics
+from jurist.server._edge import CallBudget, StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses
 from jurist.server._records import audit_detail, stored_validation
 from jurist.server._remote_sources import (
@@ -39,7 +40,7 @@ from jurist.validation import (
 )
 
 log = logging.getLogger("jurist.server")
-router = APIRouter()
+router = APIRouter(route_class=StrictJsonRoute)
 _bearer = HTTPBearer(auto_error=False, description="an API key from JURIST_API_KEYS")
 
 
@@ -243,8 +244,10 @@ def _build_judge(service: Service, body: JudgeRequest) -> Judge:
                 "expression could stall the service: Python's re has no timeout)",
                 errors=[FieldError(field="judge", message=f"{unsafe} is not accepted here")],
             )
+    # Whatever the spec holds, one request makes at most this many model calls.
+    model = CallBudget(service.validator.model(), service.config.max_model_calls)
     try:
-        return judge_from_spec(spec, model=service.validator.model())
+        return judge_from_spec(spec, model=model, max_judges=service.config.max_spec_judges)
     except JudgeSpecError as exc:
         errors = [
             FieldError(field=_spec_field(field, problem.path), message=problem.message)
@@ -257,15 +260,17 @@ _UNSAFE_OVER_HTTP = frozenset({"regex"})
 
 
 def _unsafe_types(spec: Any) -> str | None:
-    if isinstance(spec, dict):
-        if spec.get("type") in _UNSAFE_OVER_HTTP:
-            return str(spec["type"])
-        found = (_unsafe_types(value) for value in spec.values())
-    elif isinstance(spec, list):
-        found = (_unsafe_types(value) for value in spec)
-    else:
-        return None
-    return next((kind for kind in found if kind), None)
+    # A stack of its own: the spec's depth is checked later, by the spec builder.
+    pending = [spec]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if node.get("type") in _UNSAFE_OVER_HTTP:
+                return str(node["type"])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return None
 
 
 def _spec_field(field: str, path: str) -> str:

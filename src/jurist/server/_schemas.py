@@ -2,10 +2,11 @@
 package's models as they are)."""
 
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from jurist.jury._spec import MAX_CRITERIA
 from jurist.validation import ValidationRequest, ValidationResult
 
 
@@ -23,19 +24,50 @@ class JudgeContext(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+Criterion = Annotated[str, Field(pattern=r"\S")]
+
+
+def _not_null(schema: dict[str, Any]) -> None:
+    """The field's schema without its null option and null default (see JudgeRequest)."""
+    options = [o for o in schema.pop("anyOf", []) if o != {"type": "null"}]
+    if len(options) == 1:
+        schema.update(options[0])
+    elif options:
+        schema["anyOf"] = options
+    schema.pop("default", None)
+
+
 class JudgeRequest(BaseModel):
     """Judge one context with exactly one of: a rubric (a library id or an inline rubric),
     acceptance criteria, or a judge spec (a judge, jury or cascade described as data)."""
 
-    model_config = ConfigDict(extra="forbid")
+    # "Exactly one" is in the published schema too, so a schema-valid request is not refused
+    # for it. The schema leaves out the null the service also takes for "not given", which
+    # keeps the rule a plain oneOf of required names.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "oneOf": [{"required": [name]} for name in ("rubric", "criteria", "judge")]
+        },
+    )
 
     context: JudgeContext
     rubric: str | dict[str, Any] | None = Field(
-        None, description="a rubric id from GET /rubrics, or a rubric object"
+        None,
+        description="a rubric id from GET /rubrics, or a rubric object",
+        json_schema_extra=_not_null,
     )
-    criteria: list[str] | None = Field(None, description="acceptance criteria, all must hold")
+    criteria: Annotated[list[Criterion], Field(min_length=1, max_length=MAX_CRITERIA)] | None = (
+        Field(
+            None,
+            description="acceptance criteria, all must hold (one model call each)",
+            json_schema_extra=_not_null,
+        )
+    )
     judge: dict[str, Any] | None = Field(
-        None, description="a judge spec: {'type': 'criteria', ...}, a jury or a cascade"
+        None,
+        description="a judge spec: {'type': 'criteria', ...}, a jury or a cascade",
+        json_schema_extra=_not_null,
     )
 
     @model_validator(mode="after")

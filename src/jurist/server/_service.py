@@ -3,8 +3,10 @@ the knowledge base, keys, the rate limiter, the redactor and the metrics; starte
 with the app."""
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from jurist.judges import Retriever
@@ -14,8 +16,10 @@ from jurist.server._keys import KeyRing
 from jurist.server._metrics import Metrics
 from jurist.server._ratelimit import RateLimiter
 from jurist.server._remote_sources import RemoteSources
+from jurist.server._sealing import Sealer, sealer_for
 from jurist.settings import Settings
 from jurist.store import KnowledgeBase, RecordStore, StoreError, database_url
+from jurist.store._retention import PurgeReport, keep_for
 from jurist.validation import Validator
 
 log = logging.getLogger("jurist.server")
@@ -48,6 +52,11 @@ class Service:
         self.keys = KeyRing.parse(config.api_keys)
         self.limiter = RateLimiter.parse(config.rate_limit)
         self.metrics = Metrics()
+        # Seals raw content when it is kept; its keys also unseal what was kept before.
+        self.sealer: Sealer | None = sealer_for(config.store_raw, config.encryption_key)
+        self.retention: asyncio.Task[None] | None = None
+        self.last_purge: PurgeReport | None = None
+        self.purged = asyncio.Event()  # set after each retention pass
         self._redactor = redactor
         self._given_store = store
         self._given_retriever = retriever
@@ -75,6 +84,13 @@ class Service:
         load = getattr(self.redactor, "load", None)
         if callable(load):
             self._redactor_task = asyncio.create_task(asyncio.to_thread(load))
+        if self.config.retention_days is not None:
+            age = timedelta(days=self.config.retention_days)
+            self.retention = asyncio.create_task(keep_for(self.store, age, on_pass=self._purged))
+
+    def _purged(self, report: PurgeReport) -> None:
+        self.last_purge = report
+        self.purged.set()
 
     async def _retriever(self) -> Retriever:
         if self.settings.trusted_sources_url:
@@ -95,6 +111,10 @@ class Service:
             log.error("the model is not ready: %s", self.model_state.error)
 
     async def stop(self) -> None:
+        if self.retention is not None:
+            self.retention.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.retention  # before the store it purges is closed
         task = self.model_state.task
         if task is not None and not task.done():
             task.cancel()

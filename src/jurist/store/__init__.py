@@ -24,6 +24,7 @@ from jurist.store._records import (
     new_id,
 )
 from jurist.store._report import CollectionInfo, IngestReport
+from jurist.store._retention import PurgeReport, purge_records
 
 __all__ = [
     "AuditRecord",
@@ -34,6 +35,7 @@ __all__ = [
     "IngestReport",
     "JudgmentRecord",
     "KnowledgeBase",
+    "PurgeReport",
     "RecordStore",
     "Skipped",
     "StoreError",
@@ -49,5 +51,6 @@ __all__ = [
     "head_revision",
     "migrate",
     "new_id",
+    "purge_records",
     "schema_revision",
 ]

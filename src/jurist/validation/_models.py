@@ -7,6 +7,7 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from jurist.judges import SchemaJudge
+from jurist.jury._spec import MAX_CRITERIA
 from jurist.validation._inputs import TASK_KEYS
 
 
@@ -39,6 +40,8 @@ class IssueType(StrEnum):
     LOW_QUALITY = "low_quality"  # a criterion of a custom quality rubric
     LAYER_ERROR = "layer_error"  # a layer broke: never a silent pass
 
+
+MAX_TRUSTED_SOURCES = 100
 
 # Text with something in it: a blank criterion or source name is a mistake, said at once.
 NonBlank = Annotated[str, Field(pattern=r"\S")]
@@ -92,14 +95,18 @@ class ValidationRequest(BaseModel):
         min_length=1,
         description="Layers to run: schema, facts, criteria, quality, hallucination",
     )
+    # Bounded: each criterion is a model call.
     acceptance_criteria: list[NonBlank] = Field(
-        default_factory=list, description="Criteria that must be met (the criteria layer)"
+        default_factory=list,
+        max_length=MAX_CRITERIA,
+        description="Criteria that must be met (the criteria layer), one model call each",
     )
     expected_schema: dict[str, Any] | None = Field(
         None, description="JSON Schema the output must follow (the schema layer)"
     )
     trusted_sources: list[NonBlank] = Field(
         default_factory=list,
+        max_length=MAX_TRUSTED_SOURCES,
         description="Knowledge-base collections or document ids fact-checking may use "
         "(none: every collection)",
     )
