@@ -1,12 +1,33 @@
-"""What the service stores of a validation: the result with its ids, the validation record
-and one judgment record per layer; and what the audit log keeps of a request."""
+"""What the service stores of a validation or a judgment, and what it shows of one stored.
 
-from typing import Any
+Records hold the redacted copy of their content (the request, the result, every judgment),
+redacted as the audit log is: queries, lists and logs of the store never see personal data.
+With JURIST_STORE_RAW the raw content is kept as well, sealed in the record's `sealed` column
+(see `_sealing`), and shown again only to the key that made the record. The caller's own
+answer is built from memory, never from the store, so it is the full result.
+"""
 
+import dataclasses
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from jurist.core import Judgment
+from jurist.llm import Redactor, redact_json
+from jurist.server._sealing import Sealer, SealError
 from jurist.store import JudgmentRecord, ValidationRecord, new_id
 from jurist.validation import Validation, ValidationRequest, ValidationResult
 
 AUDIT_EXCERPT = 2000
+
+log = logging.getLogger("jurist.server")
+
+# What became of a record's raw content, as a GET (or the POST that made it) tells it:
+# none kept (only the redacted copy is stored); shown (the answer holds it); withheld (kept,
+# but only the key that made the record sees it); unreadable (kept, but no key of this
+# service unseals it: none configured, or the one it was sealed with was rotated away).
+RawCopy = Literal["none", "shown", "withheld", "unreadable"]
 
 
 def stored_validation(
@@ -14,10 +35,13 @@ def stored_validation(
     validation: Validation,
     *,
     request_sha256: str,
+    redactor: Redactor,
     key_id: str | None = None,
+    sealer: Sealer | None = None,
 ) -> tuple[ValidationResult, ValidationRecord, list[JudgmentRecord]]:
     """The result as answered (with `validation_id` and each layer's `judgment_id` in its
-    metadata) and the records that hold it."""
+    metadata) and the records that hold it: redacted, and with the raw content sealed in
+    when `sealer` is given. CPU-bound (the redactor): run it in a worker thread."""
     result = validation.result
     validation_id = new_id()
     layers = {name: dict(summary) for name, summary in result.metadata["layers"].items()}
@@ -25,19 +49,7 @@ def stored_validation(
         layers[layer.value]["judgment_id"] = new_id()
     metadata = {**result.metadata, "validation_id": validation_id, "layers": layers}
     result = result.model_copy(update={"metadata": metadata})
-    record = ValidationRecord(
-        id=validation_id,
-        request_sha256=request_sha256,
-        valid=result.valid,
-        confidence=result.confidence,
-        quality_score=result.quality_score,
-        error_count=metadata["error_count"],
-        warning_count=metadata["warning_count"],
-        duration_ms=metadata["duration_ms"],
-        request=body.model_dump(mode="json"),
-        result=result.model_dump(mode="json"),
-        key_id=key_id,
-    )
+    raw = {"request": body.model_dump(mode="json"), "result": result.model_dump(mode="json")}
     judgments = [
         JudgmentRecord.of(
             judgment,
@@ -49,7 +61,93 @@ def stored_validation(
         )
         for layer, judgment in validation.judgments.items()
     ]
-    return result, record, judgments
+    # One pass of the redactor over everything: it costs about what one text does.
+    redacted = redact_json(
+        {"validation": raw, "judgments": [_content(item) for item in judgments]}, redactor
+    )
+    kept = redacted["validation"]
+    # The ids are the service's own, and must still name the records after redaction.
+    kept["result"]["metadata"]["validation_id"] = validation_id
+    for name, summary in kept["result"]["metadata"]["layers"].items():
+        if "judgment_id" in layers[name]:
+            summary["judgment_id"] = layers[name]["judgment_id"]
+    record = ValidationRecord(
+        id=validation_id,
+        request_sha256=request_sha256,
+        valid=result.valid,
+        confidence=result.confidence,
+        quality_score=result.quality_score,
+        error_count=metadata["error_count"],
+        warning_count=metadata["warning_count"],
+        duration_ms=metadata["duration_ms"],
+        request=kept["request"],
+        result=kept["result"],
+        key_id=key_id,
+        sealed=None if sealer is None else sealer.seal(validation_id, raw),
+    )
+    kept_judgments = [
+        _kept(item, content, sealer)
+        for item, content in zip(judgments, redacted["judgments"], strict=True)
+    ]
+    return result, record, kept_judgments
+
+
+def stored_judgment(
+    judgment: Judgment,
+    *,
+    judge: str,
+    redactor: Redactor,
+    key_id: str | None = None,
+    sealer: Sealer | None = None,
+) -> tuple[JudgmentRecord, JudgmentRecord]:
+    """A judgment of POST /judge as answered (raw) and as stored (redacted, the raw content
+    sealed in when `sealer` is given), with the same id and time. CPU-bound: run it in a
+    worker thread."""
+    raw = dataclasses.replace(
+        JudgmentRecord.of(judgment, judge=judge, key_id=key_id), created_at=datetime.now(UTC)
+    )
+    return raw, _kept(raw, redact_json(_content(raw), redactor), sealer)
+
+
+def shown_content(
+    record_id: str,
+    plain: dict[str, Any],
+    sealed: str | None,
+    *,
+    owner: str | None,
+    reader: str | None,
+    sealer: Sealer | None,
+) -> tuple[dict[str, Any], RawCopy]:
+    """What a GET shows of a stored record's content: the raw content unsealed for the key
+    that made the record (`owner`, None: the operator), else the redacted copy (`plain`);
+    and what became of the raw copy."""
+    if sealed is None:
+        return plain, "none"
+    if owner != reader:
+        return plain, "withheld"
+    if sealer is None:
+        return plain, "unreadable"
+    try:
+        raw = sealer.unseal(record_id, sealed)
+    except SealError as exc:
+        log.warning("the raw copy of record %s is not shown: %s", record_id, exc)
+        return plain, "unreadable"
+    return {name: raw.get(name, value) for name, value in plain.items()}, "shown"
+
+
+def _content(record: JudgmentRecord) -> dict[str, Any]:
+    return {"judgment": record.judgment, "parameters": record.parameters}
+
+
+def _kept(
+    record: JudgmentRecord, redacted: Mapping[str, Any], sealer: Sealer | None
+) -> JudgmentRecord:
+    return dataclasses.replace(
+        record,
+        judgment=redacted["judgment"],
+        parameters=redacted["parameters"],
+        sealed=None if sealer is None else sealer.seal(record.id, _content(record)),
+    )
 
 
 def audit_detail(body: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -14,7 +15,13 @@ from jurist.jury import JudgeSpecError, judge_from_spec
 from jurist.rubrics import list_rubrics
 from jurist.server._edge import CallBudget, StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses
-from jurist.server._records import audit_detail, stored_validation
+from jurist.server._records import (
+    RawCopy,
+    audit_detail,
+    shown_content,
+    stored_judgment,
+    stored_validation,
+)
 from jurist.server._remote_sources import (
     SearchRequest,
     SearchResponse,
@@ -30,6 +37,7 @@ from jurist.server._schemas import (
     StoredJudgmentBody,
     StoredValidationBody,
 )
+from jurist.server._sealing import Sealer
 from jurist.server._service import Service
 from jurist.store import JudgmentRecord, StoredJudgment, StoreError
 from jurist.validation import (
@@ -130,11 +138,15 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     except ServiceError:
         service.metrics.validations.labels("timeout").inc()
         raise
-    result, record, judgments = stored_validation(
+    # The redactor is CPU-bound: off the event loop. The answer is `result`, from memory.
+    result, record, judgments = await asyncio.to_thread(
+        stored_validation,
         body,
         validation,
         request_sha256=getattr(request.state, "request_sha256", None) or "-",
         key_id=key_id,
+        redactor=service.redactor,
+        sealer=_sealing(service),
     )
     try:
         await service.require_store().save_validation(record, judgments)
@@ -188,12 +200,22 @@ async def get_validation(
     # A key sees only its own validations; without keys the service is single-tenant.
     if stored is None or (stored.key_id is not None and stored.key_id != key_id):
         raise ServiceError(404, "not_found", f"no validation {validation_id!r}")
+    content, raw_copy = shown_content(
+        stored.id,
+        {"request": stored.request, "result": stored.result},
+        stored.sealed,
+        owner=stored.key_id,
+        reader=key_id,
+        sealer=service.sealer,
+    )
     return StoredValidationBody(
         id=stored.id,
         created_at=stored.created_at,
-        request=ValidationRequest.model_validate(stored.request),
-        result=ValidationResult.model_validate(stored.result),
+        request=content["request"],
+        result=content["result"],
         judgment_ids=list(stored.judgment_ids),
+        redacted=raw_copy != "shown",
+        raw_copy=raw_copy,
     )
 
 
@@ -211,18 +233,32 @@ async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeRe
     judge_ = _build_judge(service, body)
     ctx = _context(body)
     judgment: Judgment = await _within_deadline(service, judge_.judge(ctx))
+    sealer = _sealing(service)
     # A spec may name its judge at any length; the column keeps the first 200 characters.
-    record = JudgmentRecord.of(judgment, judge=judge_.name[:200], key_id=key_id)
+    # The redactor is CPU-bound: off the event loop. The answer is `raw`, from memory.
+    raw, kept = await asyncio.to_thread(
+        stored_judgment,
+        judgment,
+        judge=judge_.name[:200],
+        key_id=key_id,
+        redactor=service.redactor,
+        sealer=sealer,
+    )
     try:
-        await service.require_store().save_judgment(record)
-        stored = await service.require_store().get_judgment(record.id)
+        await service.require_store().save_judgment(kept)
     except StoreError as exc:
         raise _unavailable("the judgment", exc) from None
-    if stored is None:
-        raise _unavailable("the judgment", LookupError("not found after saving"))
     service.metrics.observe_judgment(judgment, "judgment")
     request.state.verdict = judgment.status.value
-    return JudgeResponse(**_judgment_body(stored).model_dump())
+    answer = _judgment_body(
+        raw, _judgment_content(raw), redacted=False, raw_copy="none" if sealer is None else "shown"
+    )
+    return JudgeResponse(**answer.model_dump())
+
+
+def _sealing(service: Service) -> Sealer | None:
+    # Raw content is kept, sealed, only when asked for; the keys alone only unseal.
+    return service.sealer if service.config.store_raw else None
 
 
 def _build_judge(service: Service, body: JudgeRequest) -> Judge:
@@ -313,20 +349,39 @@ async def get_judgment(judgment_id: str, request: Request, key_id: Caller) -> St
         raise ServiceError(503, "store_unavailable", str(exc)) from None
     if stored is None:
         raise ServiceError(404, "not_found", f"no judgment {judgment_id!r}")
-    return _judgment_body(stored)
+    content, raw_copy = shown_content(
+        stored.id,
+        _judgment_content(stored),
+        stored.sealed,
+        owner=stored.key_id,
+        reader=key_id,
+        sealer=service.sealer,
+    )
+    return _judgment_body(stored, content, redacted=raw_copy != "shown", raw_copy=raw_copy)
 
 
-def _judgment_body(stored: StoredJudgment) -> StoredJudgmentBody:
+
+def _judgment_content(stored: StoredJudgment | JudgmentRecord) -> dict[str, Any]:
+    return {"judgment": stored.judgment, "parameters": stored.parameters}
+
+
+def _judgment_body(
+    stored: StoredJudgment | JudgmentRecord,
+    content: dict[str, Any],
+    *,
+    redacted: bool,
+    raw_copy: RawCopy,
+) -> StoredJudgmentBody:
     return StoredJudgmentBody(
         id=stored.id,
-        created_at=stored.created_at,
+        created_at=stored.created_at or datetime.now(UTC),
         judge=stored.judge,
         status=stored.status,
         score=stored.score,
         confidence=stored.confidence,
         model=stored.model,
         prompt_sha256=stored.prompt_sha256,
-        parameters=stored.parameters,
+        parameters=content["parameters"],
         usage={
             "input_tokens": stored.input_tokens,
             "output_tokens": stored.output_tokens,
@@ -334,7 +389,9 @@ def _judgment_body(stored: StoredJudgment) -> StoredJudgmentBody:
             "latency_ms": stored.latency_ms,
         },
         validation_id=stored.validation_id,
-        judgment=stored.judgment,
+        judgment=content["judgment"],
+        redacted=redacted,
+        raw_copy=raw_copy,
     )
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from jurist.jury._spec import MAX_CRITERIA
-from jurist.validation import ValidationRequest, ValidationResult
+from jurist.server._records import RawCopy
 
 
 class JudgeContext(BaseModel):
@@ -94,6 +94,17 @@ class StoredJudgmentBody(BaseModel):
     usage: dict[str, Any]
     validation_id: str | None
     judgment: dict[str, Any] = Field(description="the full judgment, as Judgment.to_dict()")
+    redacted: bool = Field(
+        False,
+        description="true when judgment and parameters are the stored, redacted copy (personal "
+        "data replaced by <ENTITY_TYPE>); false when they are the raw content",
+    )
+    raw_copy: RawCopy = Field(
+        "none",
+        description="the raw content kept with the record: none (only the redacted copy is "
+        "stored), shown (here), withheld (only the key that made the record sees it), "
+        "unreadable (this service has no key that unseals it)",
+    )
 
 
 class JudgeResponse(StoredJudgmentBody):
@@ -103,9 +114,20 @@ class JudgeResponse(StoredJudgmentBody):
 class StoredValidationBody(BaseModel):
     id: str
     created_at: datetime
-    request: ValidationRequest
-    result: ValidationResult
+    # JSON objects rather than the models: the redacted copy of a request need not be a valid
+    # request any more (a redacted e-mail in a field with a pattern, say).
+    request: dict[str, Any] = Field(description="the request, as POST /validate took it")
+    result: dict[str, Any] = Field(description="the result, as POST /validate answered it")
     judgment_ids: list[str]
+    redacted: bool = Field(
+        description="true when request and result are the stored, redacted copy (personal data "
+        "replaced by <ENTITY_TYPE>); false when they are the raw content"
+    )
+    raw_copy: RawCopy = Field(
+        description="the raw content kept with the record: none (only the redacted copy is "
+        "stored), shown (here), withheld (only the key that made the record sees it), "
+        "unreadable (this service has no key that unseals it)"
+    )
 
 
 class RubricSummary(BaseModel):
