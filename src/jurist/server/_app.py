@@ -5,6 +5,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import FastAPI
@@ -20,7 +21,7 @@ from jurist.server._logging import configure_logging
 from jurist.server._routes import router
 from jurist.server._service import Service
 from jurist.settings import Settings
-from jurist.store import AuditRecord, RecordStore
+from jurist.store import AuditRecord, RecordStore, StoreError
 
 log = logging.getLogger("jurist.server")
 
@@ -96,7 +97,19 @@ def create_app(
         if detail is not None:
             # The audit log never holds personal data, whether or not model calls are redacted.
             detail = await asyncio.to_thread(redact_json, detail, service.redactor)
-        await service.require_store().write_audit(AuditRecord(**record, detail=detail))
+        # Stamped before the first try: a record whose write did commit, though the answer
+        # never came, is then known again when it is replayed, and is not stored twice.
+        entry = AuditRecord(**record, detail=detail, at=datetime.now(UTC))
+        spool = service.audit_spool
+        if not spool.holding:  # else the database is down still: queue behind the others
+            try:
+                await service.require_store().write_audit(entry)
+                return
+            except StoreError as exc:
+                log.warning(
+                    "audit records go to %s until the database answers: %s", spool.directory, exc
+                )
+        await asyncio.to_thread(spool.append, entry)
 
     def count(route: str, status: int) -> None:
         service.metrics.requests.labels(route, str(status)).inc()

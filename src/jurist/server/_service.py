@@ -20,6 +20,7 @@ from jurist.server._sealing import Sealer, sealer_for
 from jurist.settings import Settings
 from jurist.store import KnowledgeBase, RecordStore, StoreError, database_url
 from jurist.store._retention import PurgeReport, keep_for
+from jurist.store._spool import AuditSpool, keep_replaying
 from jurist.validation import Validator
 
 log = logging.getLogger("jurist.server")
@@ -66,6 +67,10 @@ class Service:
         self.knowledge: KnowledgeBase | None = None
         self.validator = Validator(model, retriever=retriever, settings=settings)
         self.model_state = ModelState()
+        # Audit records the database cannot take wait here, and are written when it returns.
+        self.audit_spool = AuditSpool(settings.home / "audit-spool")
+        self._replay_stop = asyncio.Event()
+        self._replay: asyncio.Task[None] | None = None
         self._redactor_task: asyncio.Future[Any] | None = None
 
     @property
@@ -77,6 +82,11 @@ class Service:
     async def start(self) -> None:
         if self.store is None:
             self.store = await RecordStore.open(self.settings.database_url, self.settings)
+        self._replay = asyncio.create_task(
+            keep_replaying(
+                self.audit_spool, self.store.engine, self.settings.audit_retry_s, self._replay_stop
+            )
+        )
         if self._given_retriever is None:
             self.validator.retriever = await self._retriever()
         self.model_state.task = asyncio.create_task(self._warm_model())
@@ -111,6 +121,10 @@ class Service:
             log.error("the model is not ready: %s", self.model_state.error)
 
     async def stop(self) -> None:
+        if self._replay is not None:
+            self._replay_stop.set()
+            await self._replay  # not cancelled mid-write: the store's timeouts bound it
+        self.audit_spool.close()
         if self.retention is not None:
             self.retention.cancel()
             with contextlib.suppress(asyncio.CancelledError):
