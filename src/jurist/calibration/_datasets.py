@@ -24,6 +24,9 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from jurist.core import StrictJsonError, loads_strict
+from jurist.settings import get_settings
+
 PairwiseLabel = Literal["A", "B", "tie"]
 _Item = TypeVar("_Item", bound=BaseModel)
 
@@ -220,9 +223,11 @@ def _jsonl_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{where}:{number}", f"not valid JSON: {exc.msg}") from None
+            record = loads_strict(line, max_depth=get_settings().max_json_depth)
+        except StrictJsonError as exc:
+            problem = exc.problem.removeprefix("not valid JSON: ")
+            problem = f"{exc.path}: {problem}" if exc.path else f"not valid JSON: {problem}"
+            raise DatasetError(f"{where}:{number}", problem) from None
         if not isinstance(record, dict):
             raise DatasetError(
                 f"{where}:{number}", f"expected a JSON object, got {type(record).__name__}"
@@ -244,10 +249,15 @@ def _csv_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
                     continue  # a short row or an empty cell: the field is missing
                 if name in _JSON_TEXT_FIELDS:
                     try:
-                        record[name] = json.loads(cell)
-                    except json.JSONDecodeError as exc:
+                        record[name] = loads_strict(cell, max_depth=get_settings().max_json_depth)
+                    except StrictJsonError as exc:
+                        field = f"{name}{'' if exc.path.startswith('[') else '.'}{exc.path}"
+                        problem = exc.problem.removeprefix("not valid JSON: ")
                         raise DatasetError(
-                            f"{where}:{start}", f"{name}: not valid JSON text: {exc.msg}"
+                            f"{where}:{start}",
+                            f"{field}: {problem}"
+                            if exc.path
+                            else f"{name}: not valid JSON text: {problem}",
                         ) from None
                 else:
                     record[name] = cell

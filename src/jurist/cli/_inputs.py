@@ -24,7 +24,12 @@ def exit_bad_input(exc: Exception) -> NoReturn:
 def read_output(source: str, argument: str = "OUTPUT") -> str:
     """The text of a file argument, or standard input for "-"."""
     if source == "-":
-        return sys.stdin.read()
+        try:
+            return sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadInput(f"{argument}: standard input is not UTF-8 (byte {exc.start})") from exc
+        except AttributeError:  # a text stream with no bytes beneath (a test's, say)
+            return sys.stdin.read()
     return read_file(argument, Path(source))
 
 

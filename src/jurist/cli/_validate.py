@@ -1,6 +1,5 @@
 """`jurist validate`: run a validation request (the service's POST /validate body) here."""
 
-import json
 from typing import Annotated
 
 import typer
@@ -19,7 +18,8 @@ from jurist.cli._inputs import (
     read_output,
 )
 from jurist.cli._kb import DatabaseOption, open_knowledge
-from jurist.core import run_sync
+from jurist.core import StrictJsonError, loads_strict, run_sync
+from jurist.settings import get_settings
 from jurist.validation import (
     IssueType,
     RequestError,
@@ -36,9 +36,10 @@ _SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Sever
 def read_request(source: str) -> ValidationRequest:
     text = read_output(source, "REQUEST")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"REQUEST: not JSON: {exc}") from exc
+        data = loads_strict(text, max_depth=get_settings().max_json_depth)
+    except StrictJsonError as exc:
+        limit = " (JURIST_MAX_JSON_DEPTH)" if exc.kind == "depth" else ""
+        raise BadInput(f"REQUEST: {exc}{limit}") from None
     try:
         return ValidationRequest.model_validate(data)
     except ValidationError as exc:

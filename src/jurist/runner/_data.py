@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jurist.core import Context
+from jurist.core import Context, StrictJsonError, loads_strict
+from jurist.settings import get_settings
 
 # Where each Context field is looked for when --map does not say: the first of these
 # columns the dataset has.
@@ -161,7 +162,7 @@ def load_dataset(path: str | Path, field_map: FieldMap | str | None = None) -> D
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-        rows, columns = _jsonl_rows(text) if kind == "jsonl" else _csv_rows(path, text)
+        rows, columns = _jsonl_rows(path, text) if kind == "jsonl" else _csv_rows(path, text)
     return _dataset(
         rows,
         columns,
@@ -279,8 +280,8 @@ def _passages(value: Any, lists_as_json: bool) -> tuple[str, ...]:
         # A CSV cell cannot hold a list, so one that is a JSON array of texts is read as one.
         if lists_as_json and value.lstrip().startswith("["):
             try:
-                parsed = json.loads(value)
-            except json.JSONDecodeError:
+                parsed = loads_strict(value, max_depth=get_settings().max_json_depth)
+            except StrictJsonError:
                 return (value,)
             if isinstance(parsed, list):
                 return tuple(_text(part) for part in parsed)
@@ -297,16 +298,23 @@ def _union_of_keys(rows: Iterable[_Row]) -> list[str]:
     return list(seen)
 
 
-def _jsonl_rows(text: str) -> tuple[list[_Row], list[str]]:
+def _jsonl_rows(path: Path, text: str) -> tuple[list[_Row], list[str]]:
     rows: list[_Row] = []
+    max_depth = get_settings().max_json_depth
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            rows.append(_Row(number, {}, f"not JSON (column {exc.colno}): {exc.msg}"))
-            continue
+            value = loads_strict(line, max_depth=max_depth)
+        except StrictJsonError as exc:
+            if exc.kind == "syntax":  # one unreadable line is that item's error
+                rows.append(_Row(number, {}, f"not JSON (column {exc.column}): {exc.problem}"))
+                continue
+            # A value no run record could hold (too deep, NaN, a lone surrogate...) is a
+            # defect of the file to fix, not an item to score.
+            where = f"line {number}: {exc.path}" if exc.path else f"line {number}"
+            limit = " (JURIST_MAX_JSON_DEPTH)" if exc.kind == "depth" else ""
+            raise DatasetError(f"{path}: {where}: {exc.problem}{limit}") from None
         if not isinstance(value, dict):
             rows.append(_Row(number, {}, f"a JSON object is needed, not {type(value).__name__}"))
             continue
