@@ -21,6 +21,7 @@ from jurist.cli._reputation import reputation_app
 from jurist.cli._rubrics import rubrics_app
 from jurist.cli._runs import runs_app
 from jurist.cli._serve import keys_app, serve_command
+from jurist.cli._store import store_app
 from jurist.cli._tournament import tournament_command
 from jurist.cli._validate import validate
 from jurist.settings import get_settings
@@ -78,6 +79,7 @@ app.add_typer(models_app, name="models")
 app.add_typer(reputation_app, name="reputation")
 app.add_typer(rubrics_app, name="rubrics")
 app.add_typer(runs_app, name="runs")
+app.add_typer(store_app, name="store")
 
 
 def main() -> None:
