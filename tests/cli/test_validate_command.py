@@ -85,8 +85,8 @@ def test_the_example_request_is_well_formed():
     assert len(request.validation_types) == 5
 
 
-def test_keys_new_prints_a_key_and_the_entry_that_accepts_it():
-    result = runner.invoke(app, ["keys", "new", "ci"])
+def test_keys_new_env_prints_a_key_and_the_entry_that_accepts_it():
+    result = runner.invoke(app, ["keys", "new", "ci", "--env"])
     assert result.exit_code == 0
     key = re.search(r"key:\s+(\S+)", result.stdout)[1]
     entry = re.search(r"entry:\s+(\S+)", result.stdout)[1]

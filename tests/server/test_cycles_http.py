@@ -164,7 +164,7 @@ def test_a_malformed_decision_is_422_naming_the_field(serve, database):
 
 def test_with_api_keys_the_cycles_need_one(serve, database):
     secret, _ = new_key()
-    running = serve(config={"JURIST_API_KEYS": f"ops:{secret}"})
+    running = serve(config={"JURIST_API_KEYS": f"ops:admin:{secret}"})
     paused = stored_cycle(database, "waiting", paused=True)
     with running.client() as anonymous:
         assert anonymous.get("/cycles").status_code == 401

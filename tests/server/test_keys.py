@@ -89,7 +89,7 @@ def test_repr_shows_ids_only():
     ring = KeyRing.parse(f"ci:{CI_SECRET},ops:sha256:{OPS_HASH}")
     assert repr(ring) == "KeyRing(ids=['ci', 'ops'])"
     key = ring.identify(f"Bearer {CI_SECRET}")
-    assert repr(key) == "ApiKey(id='ci')"
+    assert repr(key) == "ApiKey(id='ci', role='user')"
     assert hash_key(CI_SECRET) not in repr(key)
     assert OPS_HASH not in repr(ring)
 

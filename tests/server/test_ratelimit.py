@@ -1,4 +1,4 @@
-"""Per-key rate limits: a moving window per key; refusals say when to retry. No test sleeps."""
+"""Per-key rate limits: a sliding window per key; refusals say when to retry. No test sleeps."""
 
 import pytest
 
@@ -10,10 +10,10 @@ def test_off_values_mean_no_limiter(text):
     assert RateLimiter.parse(text) is None
 
 
-def test_the_fourth_hit_in_an_hour_is_refused_with_a_retry_after():
+async def test_the_fourth_hit_in_an_hour_is_refused_with_a_retry_after():
     limiter = RateLimiter.parse("3/hour")
     assert limiter is not None
-    decisions = [limiter.hit("ci") for _ in range(4)]
+    decisions = [await limiter.hit("ci") for _ in range(4)]
     assert [d.allowed for d in decisions] == [True, True, True, False]
     assert [d.remaining for d in decisions] == [2, 1, 0, 0]
     assert all(d.limit == 3 for d in decisions)
@@ -22,30 +22,30 @@ def test_the_fourth_hit_in_an_hour_is_refused_with_a_retry_after():
     assert 0 < refused.retry_after_s <= 3600
 
 
-def test_keys_are_counted_apart():
+async def test_keys_are_counted_apart():
     limiter = RateLimiter.parse("3/hour")
     assert limiter is not None
     for _ in range(4):
-        limiter.hit("ci")
-    assert limiter.hit("ops") == Decision(allowed=True, retry_after_s=0, limit=3, remaining=2)
-    assert not limiter.hit("ci").allowed
+        await limiter.hit("ci")
+    assert await limiter.hit("ops") == Decision(allowed=True, retry_after_s=0, limit=3, remaining=2)
+    assert not (await limiter.hit("ci")).allowed
 
 
-def test_refused_hits_do_not_use_up_the_window():
+async def test_refused_hits_do_not_use_up_the_window():
     limiter = RateLimiter.parse("1 per day")
     assert limiter is not None
-    assert limiter.hit("ci").allowed
-    refusals = [limiter.hit("ci") for _ in range(5)]
+    assert (await limiter.hit("ci")).allowed
+    refusals = [await limiter.hit("ci") for _ in range(5)]
     assert not any(d.allowed for d in refusals)
     assert all(0 < d.retry_after_s <= 86400 for d in refusals)
 
 
-def test_each_limiter_counts_on_its_own():
+async def test_each_limiter_counts_on_its_own():
     first, second = RateLimiter.parse("1/hour"), RateLimiter.parse("1/hour")
     assert first is not None
     assert second is not None
-    assert first.hit("ci").allowed
-    assert second.hit("ci").allowed
+    assert (await first.hit("ci")).allowed
+    assert (await second.hit("ci")).allowed
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from jurist.judges import Retriever
 from jurist.llm import Model, Redactor, redact_json
 from jurist.server._config import ConfigError, ServiceSettings, load_config
 from jurist.server._cycles import router as cycles_router
+from jurist.server._key_routes import router as keys_router
 from jurist.server._edge import Edge
 from jurist.server._errors import install_handlers
 from jurist.server._logging import configure_logging
@@ -89,8 +90,15 @@ def create_app(
     install_handlers(app)
     app.include_router(router)
     app.include_router(cycles_router)
-    if not service.keys:
-        app.openapi = lambda: _without_auth(FastAPI.openapi(app))  # type: ignore[method-assign]
+    app.include_router(keys_router)
+
+    def openapi() -> dict[str, Any]:
+        # Keys can appear at run time (the key table), so the schema is made for each ask.
+        app.openapi_schema = None
+        schema = FastAPI.openapi(app)
+        return schema if service.auth.known_required else _without_auth(schema)
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     async def audit(record: dict[str, Any]) -> None:
         detail = record.pop("detail", None)

@@ -3,7 +3,7 @@ jurist's own. A bad value stops the start with a message naming the variable."""
 
 import os
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -35,6 +35,8 @@ ENVIRONMENT_VARIABLES = (
     "JURIST_API_KEYS",
     "JURIST_HOST",
     "JURIST_RATE_LIMIT",
+    "JURIST_RATE_LIMIT_STORAGE",
+    "JURIST_KEY_CACHE_S",
     "JURIST_MAX_BODY_BYTES",
     "JURIST_MAX_JSON_DEPTH",
     "JURIST_MAX_MODEL_CALLS",
@@ -78,6 +80,20 @@ class ServiceSettings(BaseSettings):
         "600/minute",
         validation_alias=_env("JURIST_RATE_LIMIT"),
         description='requests per key, e.g. "120/minute"; "none" turns it off',
+    )
+    rate_limit_storage: Literal["database", "memory"] = Field(
+        "database",
+        validation_alias=_env("JURIST_RATE_LIMIT_STORAGE"),
+        description="where requests are counted: the database (shared by every worker and "
+        "replica) or each process's memory",
+    )
+    key_cache_s: float = Field(
+        5.0,
+        ge=0,
+        le=3600,
+        validation_alias=_env("JURIST_KEY_CACHE_S"),
+        description="how long a key looked up in the database is remembered: the longest a "
+        "key revoked by another process keeps working",
     )
     max_body_bytes: int = Field(1_048_576, ge=1024, validation_alias=_env("JURIST_MAX_BODY_BYTES"))
     max_model_calls: int = Field(

@@ -3,8 +3,9 @@ and record a person's decision on a paused one. Cycles run from the command line
 (`jurist improve`); after an approval here, `jurist improve --resume CYCLE` goes on.
 
 Cycles live in the service's own database, next to its records, through the records'
-engine. They are the operator's: every caller the service admits sees and approves all of
-them.
+engine. A cycle belongs to the key that started it, or to the operator when started from the
+command line: a `user` key sees only its own, an `admin` key sees every cycle, and only an
+admin may approve or reject a change.
 """
 
 from datetime import datetime
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jurist.server._edge import StrictJsonRoute
 from jurist.server._errors import ErrorBody, ServiceError, error_responses
-from jurist.server._routes import Caller, service_of
+from jurist.server._routes import Caller, caller_of, service_of
 from jurist.store import StoreError
 from jurist.store._autonomy import AutonomyStore, CycleStatus, StoredCycle, StoredCycleEvent
 
@@ -141,9 +142,10 @@ def _unavailable(exc: StoreError) -> ServiceError:
     return ServiceError(503, "store_unavailable", str(exc))
 
 
-async def _found(store: AutonomyStore, cycle_id: str) -> StoredCycle:
+async def _found(store: AutonomyStore, cycle_id: str, request: Request) -> StoredCycle:
     stored = await store.get_cycle(cycle_id)
-    if stored is None:
+    # Another tenant's cycle answers exactly as a missing one does.
+    if stored is None or not caller_of(request).may_read(stored.key_id):
         raise ServiceError(404, "not_found", f"no cycle {cycle_id!r}")
     return stored
 
@@ -161,7 +163,9 @@ async def list_cycles(
     status: Annotated[CycleStatus | None, Query(description="only cycles in this status")] = None,
 ) -> list[CycleSummary]:
     try:
-        found = await _store(request).list_cycles(limit, status)
+        found = await _store(request).list_cycles(
+            limit, status, owner=caller_of(request).owner_filter()
+        )
     except StoreError as exc:
         raise _unavailable(exc) from None
     return [_summary(stored) for stored in found]
@@ -176,7 +180,7 @@ async def list_cycles(
 async def get_cycle(cycle_id: str, request: Request, key_id: Caller) -> CycleDetail:
     store = _store(request)
     try:
-        stored = await _found(store, cycle_id)
+        stored = await _found(store, cycle_id, request)
         events = await store.cycle_events(stored.id)
     except StoreError as exc:
         raise _unavailable(exc) from None
@@ -188,7 +192,7 @@ async def get_cycle(cycle_id: str, request: Request, key_id: Caller) -> CycleDet
 @router.post(
     "/cycles/{cycle_id}/approve",
     response_model=CycleSummary,
-    responses={**error_responses(401, 404, 413, 422, 429, 503), **_NOT_PAUSED},
+    responses={**error_responses(401, 403, 404, 413, 422, 429, 503), **_NOT_PAUSED},
     summary="Approve or reject the change a paused cycle waits on",
     description="Records the decision only: the cycle goes on when it is resumed "
     "(`jurist improve --resume CYCLE`). A cycle that is not paused answers 409.",
@@ -200,9 +204,11 @@ async def approve_cycle(
 
     # The audit log keeps who decided what, and why.
     request.state.audit_detail = {"cycle": cycle_id, **body.model_dump()}
+    if not caller_of(request).is_admin:
+        raise ServiceError(403, "forbidden", "approving or rejecting a cycle needs an admin key")
     store = _store(request)
     try:
-        stored = await _found(store, cycle_id)
+        stored = await _found(store, cycle_id, request)
         try:
             decided = await decide(store, stored.id, approve=body.approve, note=body.note)
         except ValueError as exc:  # not paused, or nothing waits

@@ -42,8 +42,10 @@ class ServiceError(Exception):
 # Declared on every route that can answer them, so the OpenAPI schema tells the truth.
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     meanings = {
-        401: "missing or unknown API key",
+        401: "missing, unknown or revoked API key",
+        403: "the API key's role does not allow this",
         404: "no such record",
+        409: "the record exists already",
         413: "request body too large",
         415: "the body is not sent as JSON (Content-Type: application/json)",
         422: "the request is malformed or cannot run here; `errors` names the fields",

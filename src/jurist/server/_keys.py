@@ -2,7 +2,12 @@
 
 JURIST_API_KEYS is a comma-separated list of `KEY_ID:SECRET` (a plain secret, hashed at once
 and then forgotten) or `KEY_ID:sha256:HEX64` (already hashed, so a deployment's Secret need
-not hold any usable key). A request presents `Authorization: Bearer <secret>`.
+not hold any usable key), each optionally with a role before the secret: `KEY_ID:admin:...`
+or `KEY_ID:user:...` (the default). A request presents `Authorization: Bearer <secret>`.
+Keys made at run time live in the database instead (`jurist keys new`, see `jurist.store`).
+
+Roles: `user` may use the API and read what its own key made; `admin` may also approve or
+reject improvement cycles, manage keys and read every tenant's records.
 
 Why SHA-256 and not bcrypt or argon2: API keys are high-entropy random tokens (`new_key` gives
 256 bits), not passwords people choose, so guessing one from its hash is hopeless however fast
@@ -25,18 +30,30 @@ KEY_PREFIX = "jur_"
 _KEY_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HASH_PREFIX = "sha256:"
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
-_FORMAT = "expected KEY_ID:SECRET or KEY_ID:sha256:HEX64"
+_FORMAT = "expected KEY_ID:[ROLE:]SECRET or KEY_ID:[ROLE:]sha256:HEX64, ROLE user or admin"
+ROLES = ("user", "admin")
 
 
 @dataclass(frozen=True, repr=False)
 class ApiKey:
-    """A configured key: its id (safe to log) and the SHA-256 hex digest of its secret."""
+    """A configured key: its id (safe to log), the SHA-256 hex digest of its secret, its
+    role, and its own rate limit (None: the service's)."""
 
     id: str
     sha256: str
+    role: str = "user"
+    rate_limit: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"ApiKey.role {self.role!r} is not one of {', '.join(ROLES)}")
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
 
     def __repr__(self) -> str:
-        return f"ApiKey(id={self.id!r})"
+        return f"ApiKey(id={self.id!r}, role={self.role!r})"
 
 
 def hash_key(secret: str) -> str:
@@ -136,6 +153,11 @@ def _parse_entry(entry: str, position: int) -> ApiKey:
             position,
             f"the key id must be 1-64 characters of A-Z a-z 0-9 _ . - ({_FORMAT})",
         )
+    role = "user"
+    for candidate in ROLES:
+        if rest.startswith(f"{candidate}:"):
+            role, rest = candidate, rest.removeprefix(f"{candidate}:").strip()
+            break
     if rest.startswith(_HASH_PREFIX):
         hex_digest = rest.removeprefix(_HASH_PREFIX).strip()
         if not _HEX64.fullmatch(hex_digest):
@@ -144,7 +166,7 @@ def _parse_entry(entry: str, position: int) -> ApiKey:
                 f"key {key_id!r}: the sha256 hash must be 64 hex digits "
                 f"(got {len(hex_digest)} characters)",
             )
-        return ApiKey(key_id, hex_digest.lower())
+        return ApiKey(key_id, hex_digest.lower(), role)
     secret = rest
     if not secret:
         raise _error(position, f"key {key_id!r} has an empty secret ({_FORMAT})")
@@ -160,7 +182,12 @@ def _parse_entry(entry: str, position: int) -> ApiKey:
             f"key {key_id!r}: the secret must be printable ASCII without spaces, as an "
             "Authorization header carries it",
         )
-    return ApiKey(key_id, hash_key(secret))
+    return ApiKey(key_id, hash_key(secret), role)
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` value, or None."""
+    return _bearer_token(authorization)
 
 
 def _bearer_token(authorization: str | None) -> str | None:

@@ -1,21 +1,35 @@
-"""Per-key rate limiting: a moving window of requests per API key (or per client without keys).
+"""Rate limiting: requests per API key (or per client address without keys) in a sliding
+window, counted where every process of the service sees them.
 
-The counts live in this process's memory. A server run with several worker processes keeps
-one count per worker, so a client may get up to (workers x limit) requests through; a limit
-shared by all workers needs a shared store (Redis), which jurist does not ship.
+By default the counts live in the service's database (`jurist.store.RateCounts`), so
+`--workers 4`, or four replicas on one database, allow what one process allows, not four
+times as much. `JURIST_RATE_LIMIT_STORAGE=memory` counts in each process instead: cheaper,
+exact for a single process, and documented as per process.
+
+Both keep the same sliding-window estimate (the current fixed window's count plus the
+previous one's, weighted by how much of it is still in view), and a refused request does not
+count against the key.
 """
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
 
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
+
+from jurist.store import Counted
 
 VARIABLE = "JURIST_RATE_LIMIT"
 EXAMPLE = '"120/minute" (or "10 per second", "1000/hour"; "none" turns limiting off)'
 _OFF = frozenset({"", "0", "none", "off"})
+
+
+class Storage(StrEnum):
+    DATABASE = "database"
+    MEMORY = "memory"
 
 
 @dataclass(frozen=True)
@@ -30,55 +44,98 @@ class Decision:
     remaining: int
 
 
+class Counter(Protocol):
+    async def hit(self, bucket: str, *, limit: int, window_s: int, now: float) -> Counted: ...
+
+
+class MemoryCounter:
+    """The sliding-window estimate in this process's memory."""
+
+    def __init__(self) -> None:
+        self._hits: dict[tuple[str, int], int] = {}
+
+    async def hit(self, bucket: str, *, limit: int, window_s: int, now: float) -> Counted:
+        start = int(now // window_s) * window_s
+        self._forget(start - window_s)
+        current = self._hits.get((bucket, start), 0) + 1
+        previous = self._hits.get((bucket, start - window_s), 0)
+        estimate = current + previous * (1.0 - (now - start) / window_s)
+        if estimate <= limit:
+            self._hits[(bucket, start)] = current
+            return Counted(True, estimate, 0)
+        counted = current - 1
+        if previous and counted < limit:
+            wait = (estimate - limit) / previous * window_s
+        else:
+            wait = start + window_s - now + window_s * max(0.0, 1 - (limit - 1) / counted)
+        # A moving window frees a place within one window; the estimate may ask a little
+        # longer, and a caller told to wait no longer than the window asks again then.
+        wait = min(wait, window_s)
+        return Counted(False, estimate - 1, max(1, math.ceil(wait)))
+
+    def _forget(self, oldest: int) -> None:
+        if len(self._hits) > 10_000:
+            for key in [key for key in self._hits if key[1] < oldest]:
+                del self._hits[key]
+
+
+def parse_rate(text: str, variable: str = VARIABLE) -> RateLimitItem | None:
+    """The rate a text names, or None for no limit (blank, "0", "none", "off"); a ValueError
+    names `variable` and shows an example."""
+    value = (text or "").strip()
+    if value.lower() in _OFF:
+        return None
+    try:
+        rates = parse_many(value)
+    except ValueError:
+        raise ValueError(f"{variable}={value!r} is not a rate; write one like {EXAMPLE}") from None
+    if len(rates) != 1:
+        raise ValueError(f"{variable}={value!r} holds {len(rates)} rates; give one, like {EXAMPLE}")
+    if rates[0].amount < 1:
+        raise ValueError(
+            f"{variable}={value!r} allows no requests at all; to turn limiting off "
+            f'write "none", else a rate like {EXAMPLE}'
+        )
+    return rates[0]
+
+
 class RateLimiter:
-    """At most `rate.amount` requests per key in any window of the rate's length.
+    """At most `rate.amount` requests per key in any window of the rate's length (a key may
+    carry its own rate). `counter` keeps the counts; `clock` is the time in seconds."""
 
-    A moving window, not a fixed one: a fixed window lets a client send twice the limit
-    across a window boundary. A refused request does not count against the key.
-    """
-
-    def __init__(self, rate: RateLimitItem) -> None:
+    def __init__(
+        self,
+        rate: RateLimitItem,
+        counter: Counter | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if rate.amount < 1:
             raise ValueError(f"RateLimiter: the rate {rate} allows no requests; use None instead")
         self.rate = rate
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self.counter: Counter = counter or MemoryCounter()
+        self._clock = clock
 
     @classmethod
-    def parse(cls, text: str | None) -> "RateLimiter | None":
+    def parse(cls, text: str | None, counter: Counter | None = None) -> "RateLimiter | None":
         """The limiter a JURIST_RATE_LIMIT value asks for, or None for no limit (None, blank,
         "0", "none", "off")."""
-        value = (text or "").strip()
-        if value.lower() in _OFF:
-            return None
-        try:
-            rates = parse_many(value)
-        except ValueError:
-            raise ValueError(
-                f"{VARIABLE}={value!r} is not a rate; write one like {EXAMPLE}"
-            ) from None
-        if len(rates) != 1:
-            raise ValueError(
-                f"{VARIABLE}={value!r} holds {len(rates)} rates; give one, like {EXAMPLE}"
-            )
-        if rates[0].amount < 1:
-            raise ValueError(
-                f"{VARIABLE}={value!r} allows no requests at all; to turn limiting off "
-                f'write "none", else a rate like {EXAMPLE}'
-            )
-        return cls(rates[0])
+        rate = parse_rate(text or "")
+        return None if rate is None else cls(rate, counter)
 
-    def hit(self, key: str) -> Decision:
-        """Counts one request for `key` if the window has room, and says whether it had."""
-        allowed = self._limiter.hit(self.rate, key)
-        stats = self._limiter.get_window_stats(self.rate, key)
-        retry_after_s = 0
-        if not allowed:
-            retry_after_s = max(1, math.ceil(stats.reset_time - time.time()))
+    async def hit(self, key: str, rate: RateLimitItem | None = None) -> Decision:
+        """Counts one request for `key` if its window has room, and says whether it had."""
+        chosen = rate or self.rate
+        counted = await self.counter.hit(
+            f"{key}|{chosen.amount}/{chosen.get_expiry()}",
+            limit=chosen.amount,
+            window_s=chosen.get_expiry(),
+            now=self._clock(),
+        )
         return Decision(
-            allowed=allowed,
-            retry_after_s=retry_after_s,
-            limit=self.rate.amount,
-            remaining=max(0, stats.remaining),
+            allowed=counted.allowed,
+            retry_after_s=counted.retry_after_s,
+            limit=chosen.amount,
+            remaining=max(0, math.floor(chosen.amount - counted.count)),
         )
 
     def __repr__(self) -> str:

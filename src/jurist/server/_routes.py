@@ -13,6 +13,7 @@ from jurist.core import Context, Judge, Judgment
 from jurist.judges import UnknownSource
 from jurist.jury import JudgeSpecError, judge_from_spec
 from jurist.rubrics import list_rubrics
+from jurist.server._auth import OPERATOR, Principal
 from jurist.server._edge import CallBudget, StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses
 from jurist.server._records import (
@@ -61,31 +62,43 @@ async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str | None:
-    """The API key's id (None when the service runs without keys), after the rate limit."""
+    """The API key's id (None when the service runs without keys), after the rate limit.
+    The whole caller (role, own rate) is kept in `request.state.caller` for `caller_of`."""
     service = service_of(request)
-    key_id: str | None = None
-    if service.keys:
-        key = service.keys.identify(request.headers.get("authorization"))
-        if key is None:
-            raise ServiceError(
-                401,
-                "unauthorized",
-                "missing or unknown API key: send Authorization: Bearer <key>",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        key_id = request.state.key_id = key.id
-    if service.limiter is not None:
-        client = request.client.host if request.client else "unknown"
-        decision = service.limiter.hit(key_id or f"client:{client}")
-        if not decision.allowed:
-            raise ServiceError(
-                429,
-                "rate_limited",
-                f"rate limit of {decision.limit} requests reached; retry in "
-                f"{decision.retry_after_s} s",
-                headers={"Retry-After": str(decision.retry_after_s)},
-            )
-    return key_id
+    who = OPERATOR
+    try:
+        if await service.auth.required():
+            found = await service.auth.identify(request.headers.get("authorization"))
+            if found is None:
+                raise ServiceError(
+                    401,
+                    "unauthorized",
+                    "missing, unknown or revoked API key: send Authorization: Bearer <key>",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            who = found
+            request.state.key_id = who.key_id
+        request.state.caller = who
+        if service.limiter is not None:
+            client = request.client.host if request.client else "unknown"
+            decision = await service.limiter.hit(who.key_id or f"client:{client}", who.rate)
+            if not decision.allowed:
+                raise ServiceError(
+                    429,
+                    "rate_limited",
+                    f"rate limit of {decision.limit} requests reached; retry in "
+                    f"{decision.retry_after_s} s",
+                    headers={"Retry-After": str(decision.retry_after_s)},
+                )
+    except StoreError as exc:  # the key table or the shared counts could not be read
+        raise ServiceError(503, "store_unavailable", f"cannot check the API key: {exc}") from None
+    return who.key_id
+
+
+def caller_of(request: Request) -> Principal:
+    """The caller `caller` admitted (the operator when the route asked for none)."""
+    found: Principal = getattr(request.state, "caller", OPERATOR)
+    return found
 
 
 Caller = Annotated[str | None, Depends(caller)]
@@ -197,8 +210,8 @@ async def get_validation(
         stored = await service.require_store().get_validation(validation_id)
     except StoreError as exc:
         raise ServiceError(503, "store_unavailable", str(exc)) from None
-    # A key sees only its own validations; without keys the service is single-tenant.
-    if stored is None or (stored.key_id is not None and stored.key_id != key_id):
+    # Another tenant's record answers exactly as a missing one does.
+    if stored is None or not caller_of(request).may_read(stored.key_id):
         raise ServiceError(404, "not_found", f"no validation {validation_id!r}")
     content, raw_copy = shown_content(
         stored.id,
@@ -347,7 +360,7 @@ async def get_judgment(judgment_id: str, request: Request, key_id: Caller) -> St
         stored = await service.require_store().get_judgment(judgment_id)
     except StoreError as exc:
         raise ServiceError(503, "store_unavailable", str(exc)) from None
-    if stored is None:
+    if stored is None or not caller_of(request).may_read(stored.key_id):
         raise ServiceError(404, "not_found", f"no judgment {judgment_id!r}")
     content, raw_copy = shown_content(
         stored.id,
@@ -358,7 +371,6 @@ async def get_judgment(judgment_id: str, request: Request, key_id: Caller) -> St
         sealer=service.sealer,
     )
     return _judgment_body(stored, content, redacted=raw_copy != "shown", raw_copy=raw_copy)
-
 
 
 def _judgment_content(stored: StoredJudgment | JudgmentRecord) -> dict[str, Any]:

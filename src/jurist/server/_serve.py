@@ -1,6 +1,7 @@
 """Running the service: `jurist serve` checks the configuration, refuses to listen beyond
 the loopback interface without API keys, and hands the app to uvicorn."""
 
+import asyncio
 import os
 import tempfile
 
@@ -10,17 +11,34 @@ from fastapi import FastAPI
 from jurist.server._app import create_app
 from jurist.server._config import LOOPBACK, ConfigError, load_config
 from jurist.server._keys import KeyRing
+from jurist.settings import Settings
+from jurist.store import KeyStore, StoreError
 
 
-def check_bind(host: str, keys: KeyRing) -> None:
-    """Without keys, anyone who can reach the port could use the service (and spend its
-    model budget): only the loopback interface is allowed then."""
-    if not keys and host != LOOPBACK:
+def check_bind(host: str, keys: KeyRing, stored_keys: int = 0) -> None:
+    """Without keys (configured or in the database), anyone who can reach the port could
+    use the service (and spend its model budget): only the loopback interface is allowed
+    then."""
+    if not keys and not stored_keys and host != LOOPBACK:
         raise ConfigError(
             f"refusing to listen on {host} without API keys: anyone who can reach it could "
             f"use the service. Set JURIST_API_KEYS (`jurist keys new ID` makes one) or listen "
             f"on {LOOPBACK}"
         )
+
+
+def _stored_keys(settings: Settings) -> int:
+    """Keys ever made in the service's database (0 when it cannot be read: then only the
+    loopback interface is allowed, as without keys)."""
+
+    async def count() -> int:
+        async with await KeyStore.open(settings.database_url, settings) as keys:
+            return await keys.count(include_revoked=True)
+
+    try:
+        return asyncio.run(count())
+    except StoreError:
+        return 0
 
 
 def app_from_environment() -> FastAPI:
@@ -36,7 +54,7 @@ def serve(host: str | None = None, port: int | None = None, workers: int = 1) ->
         keys = KeyRing.parse(config.api_keys)
     except ValueError as exc:  # names JURIST_API_KEYS and the entry, never the secret
         raise ConfigError(str(exc)) from None
-    check_bind(host, keys)
+    check_bind(host, keys, 0 if keys or host == LOOPBACK else _stored_keys(settings))
     if workers < 1:
         raise ConfigError(f"--workers must be 1 or more, not {workers}")
     if workers == 1:

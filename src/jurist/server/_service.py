@@ -11,6 +11,7 @@ from typing import Any
 
 from jurist.judges import Retriever
 from jurist.llm import Model, Redactor, innermost, load_redactor
+from jurist.server._auth import Authenticator
 from jurist.server._config import ServiceSettings
 from jurist.server._keys import KeyRing
 from jurist.server._metrics import Metrics
@@ -18,7 +19,14 @@ from jurist.server._ratelimit import RateLimiter
 from jurist.server._remote_sources import RemoteSources
 from jurist.server._sealing import Sealer, sealer_for
 from jurist.settings import Settings
-from jurist.store import KnowledgeBase, RecordStore, StoreError, database_url
+from jurist.store import (
+    KeyStore,
+    KnowledgeBase,
+    RateCounts,
+    RecordStore,
+    StoreError,
+    database_url,
+)
 from jurist.store._retention import PurgeReport, keep_for
 from jurist.store._spool import AuditSpool, keep_replaying
 from jurist.validation import Validator
@@ -52,6 +60,8 @@ class Service:
         self.config = config
         self.keys = KeyRing.parse(config.api_keys)
         self.limiter = RateLimiter.parse(config.rate_limit)
+        # Until the store is open, only the configured keys are known.
+        self.auth = Authenticator(self.keys, cache_s=config.key_cache_s)
         self.metrics = Metrics()
         # Seals raw content when it is kept; its keys also unseal what was kept before.
         self.sealer: Sealer | None = sealer_for(config.store_raw, config.encryption_key)
@@ -87,6 +97,10 @@ class Service:
                 self.audit_spool, self.store.engine, self.settings.audit_retry_s, self._replay_stop
             )
         )
+        self.auth.keys = KeyStore(self.store.engine)
+        await self.auth.required()  # what the OpenAPI schema says of authentication
+        if self.limiter is not None and self.config.rate_limit_storage == "database":
+            self.limiter.counter = RateCounts(self.store.engine)
         if self._given_retriever is None:
             self.validator.retriever = await self._retriever()
         self.model_state.task = asyncio.create_task(self._warm_model())

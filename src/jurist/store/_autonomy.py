@@ -189,13 +189,21 @@ class AutonomyStore(Transactional):
     # --- cycles ---------------------------------------------------------------------------
 
     async def create_cycle(
-        self, spec: Mapping[str, Any], name: str | None = None, *, id: str | None = None
+        self,
+        spec: Mapping[str, Any],
+        name: str | None = None,
+        *,
+        id: str | None = None,
+        key_id: str | None = None,
     ) -> str:
-        """Start a cycle (status `running`); its id. A name names one cycle only."""
+        """Start a cycle (status `running`); its id. A name names one cycle only; `key_id`
+        is the API key that started it (None: the operator)."""
         key = id or new_id()
         _text("id", key, cycles.c.id)
         if name is not None:
             _text("name", name, cycles.c.name)
+        if key_id is not None:
+            _text("key_id", key_id, cycles.c.key_id)
         now = datetime.now(UTC)
         values = {
             "id": key,
@@ -206,6 +214,7 @@ class AutonomyStore(Transactional):
             "halted_reason": None,
             "created_at": now,
             "updated_at": now,
+            "key_id": key_id,
         }
         async with self._writing(f"create cycle {name or key}") as connection:
             await connection.execute(sa.insert(cycles).values(values))
@@ -316,14 +325,21 @@ class AutonomyStore(Transactional):
         return None if row is None else _stored_cycle(row)
 
     async def list_cycles(
-        self, limit: int = 100, status: CycleStatus | str | None = None
+        self,
+        limit: int = 100,
+        status: CycleStatus | str | None = None,
+        *,
+        owner: str | None = None,
     ) -> list[StoredCycle]:
-        """The newest `limit` cycles (with one `status`, when given), newest first."""
+        """The newest `limit` cycles (with one `status`, when given; only those the key
+        `owner` started, when given), newest first."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be an int >= 1, got {limit!r}")
         statement = sa.select(cycles).order_by(cycles.c.created_at.desc(), cycles.c.id.desc())
         if status is not None:
             statement = statement.where(cycles.c.status == _status(status).value)
+        if owner is not None:
+            statement = statement.where(cycles.c.key_id == owner)
         async with self._reading("list cycles") as connection:
             rows = (await connection.execute(statement.limit(limit))).mappings().all()
         return [_stored_cycle(row) for row in rows]
