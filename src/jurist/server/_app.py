@@ -15,9 +15,9 @@ from jurist.judges import Retriever
 from jurist.llm import Model, Redactor, redact_json
 from jurist.server._config import ConfigError, ServiceSettings, load_config
 from jurist.server._cycles import router as cycles_router
-from jurist.server._key_routes import router as keys_router
 from jurist.server._edge import Edge
 from jurist.server._errors import install_handlers
+from jurist.server._key_routes import router as keys_router
 from jurist.server._logging import configure_logging
 from jurist.server._routes import router
 from jurist.server._service import Service
