@@ -216,7 +216,19 @@ def _exercise(running: Running, planted: Planted, key: str | None = None) -> dic
         assert validated.status_code == 200, validated.text
         judged = client.post("/judge", json=planted.judge_request())
         assert judged.status_code == 200, judged.text
-    return {"validation": validated.json(), "judgment": judged.json()}
+        # A judge spec names its judge as the caller likes, personal data included.
+        spec = {
+            "context": planted.judge_request()["context"],
+            "judge": {
+                "type": "criteria",
+                "name": f"check for {planted.values['email']}",
+                "criteria": [planted.criterion],
+            },
+        }
+        named = client.post("/judge", json=spec)
+        assert named.status_code == 200, named.text
+        assert named.json()["judge"] == spec["judge"]["name"]
+    return {"validation": validated.json(), "judgment": judged.json(), "named": named.json()}
 
 
 def _assert_answers_are_the_callers_own(answers: dict[str, Any], planted: Planted) -> None:
@@ -341,7 +353,7 @@ def test_raw_content_is_kept_only_sealed_and_shown_to_its_owner(serve, database,
     tables = _scan(running, database, planted, captured.out + captured.err + logs.text)
     # The sealed column is ciphertext that opens, with the key, to the raw content.
     sealed = _sealed(database)
-    assert len(sealed) == 1 + 5 + 1  # the validation, its five layers, the POST /judge one
+    assert len(sealed) == 1 + 5 + 2  # the validation, its five layers, the POST /judge ones
     fernet = Fernet(key.encode())
     opened = [json.loads(fernet.decrypt(token.encode())) for token in sealed.values()]
     assert all(token.startswith("gAAAAA") for token in sealed.values())

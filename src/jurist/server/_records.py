@@ -106,7 +106,10 @@ def stored_judgment(
     raw = dataclasses.replace(
         JudgmentRecord.of(judgment, judge=judge, key_id=key_id), created_at=datetime.now(UTC)
     )
-    return raw, _kept(raw, redact_json(_content(raw), redactor), sealer)
+    # A spec names its judge as the caller likes: the name is content too.
+    redacted = redact_json({"judge": judge, **_content(raw)}, redactor)
+    kept = dataclasses.replace(_kept(raw, redacted, sealer), judge=redacted["judge"] or "judge")
+    return raw, kept
 
 
 def shown_content(

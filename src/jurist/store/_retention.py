@@ -82,12 +82,14 @@ async def keep_for(
     on_pass: Callable[[PurgeReport], None] | None = None,
 ) -> None:
     """Purge the records older than `age` now, then every `every_s` seconds, until
-    cancelled. A pass the database fails is logged, and the next one tries again."""
+    cancelled. A pass that fails is logged, and the next one tries again."""
     while True:
         try:
             report = await purge_records(store, datetime.now(UTC) - age)
         except StoreError as exc:
             log.warning("the retention purge failed: %s", exc)
+        except Exception:  # retention must outlive one bad pass: logged, and retried
+            log.exception("the retention purge failed")
         else:
             if report.total:
                 log.info(
