@@ -38,6 +38,11 @@ def read_request(source: str) -> ValidationRequest:
     try:
         data = loads_strict(text, max_depth=get_settings().max_json_depth)
     except StrictJsonError as exc:
+        if exc.kind == "syntax" and exc.line is not None:
+            problem = exc.problem.removeprefix("not valid JSON: ")
+            raise BadInput(
+                f"REQUEST: not JSON (line {exc.line}, column {exc.column}): {problem}"
+            ) from None
         limit = " (JURIST_MAX_JSON_DEPTH)" if exc.kind == "depth" else ""
         raise BadInput(f"REQUEST: {exc}{limit}") from None
     try:
