@@ -127,6 +127,12 @@ class Settings(BaseSettings):
         description="how often the service retries writing the audit records it kept on disk "
         "while the database was unavailable",
     )
+    audit_spool_path: Path | None = Field(
+        None,
+        validation_alias=_env("JURIST_AUDIT_SPOOL_DIR"),
+        description="where audit records wait while the database is unavailable (default: "
+        "JURIST_HOME/audit-spool); it must be writable and outlive the process",
+    )
     fact_check_threshold: float = Field(
         0.8,
         gt=0.0,
@@ -189,6 +195,10 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         return self.models_path or self.home / "models"
+
+    @property
+    def audit_spool_dir(self) -> Path:
+        return self.audit_spool_path or self.home / "audit-spool"
 
     @property
     def cache_file(self) -> Path:

@@ -168,14 +168,21 @@ def margin_of(running: Running) -> float:
     return 1.0 + 10 * elapsed
 
 
-def test_a_stopped_database_costs_503s_and_loses_no_audit_record(serve, server, database):
-    running = serve(settings=SETTINGS)
+def spooled(directory: Path) -> int:
+    return sum(len(path.read_bytes().splitlines()) for path in directory.glob("*.jsonl"))
+
+
+def test_a_stopped_database_costs_503s_and_loses_no_audit_record(serve, server, database, tmp_path):
+    spool = tmp_path / "spool"
+    running = serve(settings={**SETTINGS, "JURIST_AUDIT_SPOOL_DIR": str(spool)})
     margin = margin_of(running)  # one request, audited
     server.stop()
     try:
         answers = post_concurrently(running, 12)
         with running.client() as client:
             ready = client.get("/ready")
+        # Each refused request is on disk, in the directory configured.
+        eventually(lambda: spooled(spool) == 12)
     finally:
         server.start()
     for elapsed, response in answers:

@@ -78,7 +78,7 @@ class Service:
         self.validator = Validator(model, retriever=retriever, settings=settings)
         self.model_state = ModelState()
         # Audit records the database cannot take wait here, and are written when it returns.
-        self.audit_spool = AuditSpool(settings.home / "audit-spool")
+        self.audit_spool = AuditSpool(settings.audit_spool_dir)
         self._replay_stop = asyncio.Event()
         self._replay: asyncio.Task[None] | None = None
         self._redactor_task: asyncio.Future[Any] | None = None

@@ -103,6 +103,8 @@ def create_engine(url: str | URL | None = None, settings: Settings | None = None
     if target.drivername == SQLITE_DRIVER:
         sa.event.listen(engine.sync_engine, "connect", _configure_sqlite)
         sa.event.listen(engine.sync_engine, "begin", _begin_sqlite)
+    if target.drivername == POSTGRES_DRIVER:
+        _mark_pings(engine)
     return engine
 
 
@@ -171,6 +173,7 @@ def _connector(connect_s: float, statement_s: float) -> Callable[..., Awaitable[
         SQLAlchemy discards it instead of returning it to the pool."""
 
         silenced = False
+        pinging = False  # set while the pool checks that the connection is alive
 
         async def wait(
             self,
@@ -182,15 +185,21 @@ def _connector(connect_s: float, statement_s: float) -> Callable[..., Awaitable[
                 fileno = self.pgconn.socket
             except psycopg.Error:  # closed: the wait fails by itself, as psycopg says
                 return await super().wait(gen, interval, timeout)
-            watch = _Silence(fileno, silence_s, self._statements_pending)
+            # A ping asks no work of the server: it may take as long as reaching it may.
+            limit = connect_s if self.pinging else silence_s
+            watch = _Silence(fileno, limit, self._statements_pending)
             try:
                 return await super().wait(watch.track(gen), interval, timeout)
             except psycopg.OperationalError as exc:
                 self.silenced = self.silenced or watch.severed
                 if self.silenced:  # this wait's or an earlier one's: the cause is the same
+                    setting = (
+                        "JURIST_DB_CONNECT_TIMEOUT_S"
+                        if self.pinging
+                        else f"statement timeout {statement_s:g} s, JURIST_DB_STATEMENT_TIMEOUT_S"
+                    )
                     raise psycopg.errors.ConnectionTimeout(
-                        f"the database sent nothing for {silence_s:g} s (statement timeout "
-                        f"{statement_s:g} s, JURIST_DB_STATEMENT_TIMEOUT_S), so its "
+                        f"the database sent nothing for {limit:g} s ({setting}), so its "
                         "connection was closed"
                     ) from exc
                 raise
@@ -218,6 +227,26 @@ def _connector(connect_s: float, statement_s: float) -> Callable[..., Awaitable[
             ) from None
 
     return connect
+
+
+def _mark_pings(engine: AsyncEngine) -> None:
+    """Flag the driver's connection while the pool pings it before lending it out."""
+    dialect = engine.sync_engine.dialect
+    ping = dialect.do_ping
+
+    def do_ping(dbapi_connection: Any) -> bool:
+        driver: Any = getattr(dbapi_connection, "driver_connection", None)
+        if not hasattr(driver, "pinging"):
+            return ping(dbapi_connection)
+        driver.pinging = True
+        try:
+            return ping(dbapi_connection)
+        finally:
+            driver.pinging = False
+
+    # The dialect has no ping event; an attribute of this engine's own dialect object is
+    # the narrowest place to wrap it.
+    dialect.do_ping = do_ping  # type: ignore[method-assign]
 
 
 class _Silence:

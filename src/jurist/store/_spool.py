@@ -66,6 +66,9 @@ class _Line:
 
 
 class AuditSpool:
+    """The spool in `directory`, shared by the processes of one host; this object appends to
+    its process's own file, and replays every file whose process is not alive to do it."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._lock = threading.Lock()  # appends (in threads) and trimming of the own file
@@ -107,7 +110,8 @@ class AuditSpool:
     async def replay(self, engine: AsyncEngine) -> int:
         """Write every spooled record into audit_log (this process's and those of processes
         that ended); how many were new there. A database that fails is a StoreError; what
-        was committed before it is trimmed from the files all the same."""
+        was committed before it is trimmed from this process's file all the same (another's
+        file is read whole again next time, and what it wrote already is skipped)."""
         async with self._replaying:
             written = await self._replay_own(engine)
             for path, size in self._files():
