@@ -11,16 +11,25 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from jurist.server._edge import StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses
 from jurist.server._keys import new_key
 from jurist.server._ratelimit import parse_rate
 from jurist.server._routes import Caller, caller_of, service_of
 from jurist.store import DuplicateRecordError, KeyStore, StoredKey, StoreError
 
-router = APIRouter(tags=["keys"])
+router = APIRouter(tags=["keys"], route_class=StrictJsonRoute)
 
 MAX_GRACE_S = 7 * 24 * 3600
 KeyId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+# The rates JURIST_RATE_LIMIT takes, in the schema so clients and fuzzers know them.
+Rate = Annotated[
+    str,
+    StringConstraints(
+        max_length=40,
+        pattern=r"^[1-9][0-9]{0,8} ?(/|per) ?([1-9][0-9]{0,3} ?)?(second|minute|hour|day)s?$",
+    ),
+]
 
 
 class KeyBody(BaseModel):
@@ -42,8 +51,8 @@ class NewKey(BaseModel):
 
     id: KeyId = Field(description="the key's id: names the tenant in every record it makes")
     role: Literal["user", "admin"] = "user"
-    rate_limit: str | None = Field(
-        None, max_length=40, description='e.g. "120/minute"; None: the service\'s limit'
+    rate_limit: Rate | None = Field(
+        None, description='e.g. "120/minute"; None: the service\'s limit'
     )
     note: str | None = Field(None, max_length=500)
 
