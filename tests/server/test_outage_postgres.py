@@ -175,7 +175,8 @@ def spooled(directory: Path) -> int:
 def test_a_stopped_database_costs_503s_and_loses_no_audit_record(serve, server, database, tmp_path):
     spool = tmp_path / "spool"
     running = serve(settings={**SETTINGS, "JURIST_AUDIT_SPOOL_DIR": str(spool)})
-    margin = margin_of(running)  # one request, audited
+    margin = margin_of(running)
+    eventually(audited(running, database, 1))  # written after the answer: before the stop
     server.stop()
     try:
         answers = post_concurrently(running, 12)
@@ -205,6 +206,7 @@ def test_a_frozen_database_answers_503_within_the_bound_and_recovers(serve, serv
     running = serve(settings=SETTINGS)
     margin = margin_of(running)
     post_concurrently(running, 4)  # pooled connections for the freeze to catch idle
+    eventually(audited(running, database, 5))
     # A pooled connection is pinged (silence), then a new one is tried (connect).
     bound = SILENCE_S + CONNECT_S + margin
     with server.frozen():
