@@ -173,6 +173,24 @@ def test_model_calls_per_request_are_bounded(serve):
         assert fine.json()["status"] != "error", fine.text
 
 
+def test_model_calls_per_validation_are_bounded(serve):
+    running = serve(ServiceScript(lenient=True), config={"JURIST_MAX_MODEL_CALLS": "2"})
+    body = {
+        "output": "The refund arrives in 10 days.",
+        "validation_types": ["criteria"],
+        "acceptance_criteria": [f"criterion {i}" for i in range(4)],
+    }
+    with running.client() as client:
+        answer = client.post("/validate", json=body)
+        assert answer.status_code == 200, answer.text
+        result = answer.json()
+        # Past the budget a criterion is an error, never a pass: the output is not valid.
+        assert result["valid"] is False
+        assert "JURIST_MAX_MODEL_CALLS" in json.dumps(result)
+        fine = client.post("/validate", json={**body, "acceptance_criteria": ["criterion 0"]})
+        assert fine.json()["valid"] is True, fine.text
+
+
 def test_the_openapi_documents_every_error_with_the_service_error_body(serve):
     with serve().client() as client:
         schema = client.get("/openapi.json").json()

@@ -7,6 +7,7 @@ limits, a response cache, structured-output checking and cost accounting. Every 
 """
 
 from jurist.llm._cache import Cached, ResponseCache
+from jurist.llm._call_budget import CallBudget
 from jurist.llm._catalog import CATALOG, KnownModel
 from jurist.llm._cost import Priced, PriceTable
 from jurist.llm._embedded import EmbeddedModel, generation_running
@@ -50,6 +51,7 @@ from jurist.llm._wrapper import ModelWrapper, complete_sync, innermost
 __all__ = [
     "CATALOG",
     "Cached",
+    "CallBudget",
     "Capabilities",
     "Choice",
     "ConcurrencyLimited",

@@ -21,9 +21,6 @@ from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jurist.core import DEFAULT_MAX_DEPTH, StrictJsonError, loads_strict
-from jurist.llm import ErrorKind, Model, ModelError, ModelWrapper
-from jurist.llm import Request as LlmRequest
-from jurist.llm import Response as LlmResponse
 from jurist.server._errors import ErrorBody, FieldError, ServiceError, error_responses
 
 log = logging.getLogger("jurist.server")
@@ -278,28 +275,3 @@ def _refuse(request: Request, status: int, code: str, error: FieldError) -> NoRe
     # The audit record of a refused request says why: the body itself is not kept.
     request.state.audit_detail = {"refused": [error.model_dump()]}
     raise ServiceError(status, code, f"{error.field}: {error.message}", errors=[error])
-
-
-# --- model calls per request --------------------------------------------------------------
-
-
-class CallBudget(ModelWrapper):
-    """The model one request's judges ask, allowed `limit` calls: past them each call fails
-    with ModelError(BUDGET), which its judge reports as an ERROR judgment (never a silent
-    pass), so no request makes unbounded work whatever its spec holds."""
-
-    def __init__(self, inner: Model, limit: int) -> None:
-        super().__init__(inner)
-        self.limit = limit
-        self.calls = 0
-
-    async def complete(self, request: LlmRequest) -> LlmResponse:
-        if self.calls >= self.limit:
-            raise ModelError(
-                ErrorKind.BUDGET,
-                f"this request may make at most {self.limit} model calls (JURIST_MAX_MODEL_CALLS)",
-                model=self.name,
-                retryable=False,
-            )
-        self.calls += 1
-        return await self.inner.complete(request)

@@ -12,9 +12,10 @@ from jurist import __version__
 from jurist.core import Context, Judge, Judgment
 from jurist.judges import UnknownSource
 from jurist.jury import JudgeSpecError, judge_from_spec
+from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal
-from jurist.server._edge import CallBudget, StrictJsonRoute
+from jurist.server._edge import StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses
 from jurist.server._records import (
     RawCopy,
@@ -49,6 +50,7 @@ from jurist.validation import (
 )
 
 log = logging.getLogger("jurist.server")
+MAX_CALLS_SETTING = "JURIST_MAX_MODEL_CALLS"
 router = APIRouter(route_class=StrictJsonRoute)
 _bearer = HTTPBearer(auto_error=False, description="an API key from JURIST_API_KEYS")
 
@@ -136,7 +138,10 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     service = service_of(request)
     request.state.audit_detail = audit_detail(body.model_dump(mode="json"))
     try:
-        validation: Validation = await _within_deadline(service, service.validator.run(body))
+        work = service.validator.run(
+            body, max_model_calls=service.config.max_model_calls, setting=MAX_CALLS_SETTING
+        )
+        validation: Validation = await _within_deadline(service, work)
     except RequestError as exc:
         service.metrics.validations.labels("rejected").inc()
         raise ServiceError(
@@ -294,7 +299,9 @@ def _build_judge(service: Service, body: JudgeRequest) -> Judge:
                 errors=[FieldError(field="judge", message=f"{unsafe} is not accepted here")],
             )
     # Whatever the spec holds, one request makes at most this many model calls.
-    model = CallBudget(service.validator.model(), service.config.max_model_calls)
+    model = CallBudget(
+        service.validator.model(), service.config.max_model_calls, setting=MAX_CALLS_SETTING
+    )
     try:
         return judge_from_spec(spec, model=model, max_judges=service.config.max_spec_judges)
     except JudgeSpecError as exc:

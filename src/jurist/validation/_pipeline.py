@@ -25,7 +25,7 @@ from jurist.judges import (
     SharedClaimExtractor,
     UnknownSource,
 )
-from jurist.llm import Model, ModelError, get_model, parse_spec
+from jurist.llm import CallBudget, Model, ModelError, get_model, parse_spec
 from jurist.rubrics import Rubric, get_rubric
 from jurist.settings import Settings, get_settings
 from jurist.validation._inputs import context_for
@@ -155,23 +155,32 @@ class Validator:
             index = request.trusted_sources.index(exc.source)
             raise RequestError(f"trusted_sources[{index}]", str(exc)) from None
 
-    async def run(self, request: ValidationRequest | Mapping[str, Any]) -> Validation:
+    async def run(
+        self,
+        request: ValidationRequest | Mapping[str, Any],
+        *,
+        max_model_calls: int | None = None,
+        setting: str | None = None,
+    ) -> Validation:
         """Validates, and keeps what each layer's judge said. Raises pydantic's
         `ValidationError` for a malformed request and `RequestError` for one this validator
-        cannot run."""
+        cannot run. With `max_model_calls`, the calls past it fail, so their layers are
+        errors (`setting` names what raises the limit)."""
         if not isinstance(request, ValidationRequest):
             request = ValidationRequest.model_validate(request)
         self.check(request)
         await self.check_sources(request)
         started = time.perf_counter()
-        outcomes = await self._layers(request)
+        outcomes = await self._layers(request, max_model_calls, setting)
         elapsed_ms = (time.perf_counter() - started) * 1000
         return Validation(self._result(request, outcomes, elapsed_ms), outcomes)
 
     async def validate(self, request: ValidationRequest | Mapping[str, Any]) -> ValidationResult:
         return (await self.run(request)).result
 
-    async def _layers(self, request: ValidationRequest) -> tuple[LayerOutcome, ...]:
+    async def _layers(
+        self, request: ValidationRequest, max_model_calls: int | None, setting: str | None
+    ) -> tuple[LayerOutcome, ...]:
         ctx = context_for(request.output, request.context, request.trusted_sources)
         jobs: list[tuple[ValidationType, Judge, Reader]] = []
         broken: list[LayerOutcome] = []
@@ -179,6 +188,8 @@ class Validator:
         if _MODEL_LAYERS & set(request.validation_types):
             try:
                 model = self.model()
+                if max_model_calls is not None:
+                    model = CallBudget(model, max_model_calls, setting=setting)
             except (ModelError, ValueError) as exc:
                 cause = exc.kind.value if isinstance(exc, ModelError) else "bad_model"
                 broken = [
