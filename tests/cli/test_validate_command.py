@@ -140,14 +140,17 @@ def _free_port() -> int:
 
 
 def _wait_for_health(client: httpx.Client, process: subprocess.Popen) -> httpx.Response:
-    for _ in range(1200):  # waiting for the port to open, not timing anything
+    """/health once the port is open, after /ready said the service is ready (the model, the
+    database and the redactor every stored record goes through), as a client waits."""
+    for _ in range(2400):  # waiting for the service to come up, not timing anything
         try:
-            return client.get("/health")
+            if client.get("/ready").status_code == 200:
+                return client.get("/health")
         except httpx.ConnectError:
             if process.poll() is not None:
                 pytest.fail(process.stderr.read())
-            time.sleep(0.05)
-    pytest.fail("jurist serve did not open its port")
+        time.sleep(0.05)
+    pytest.fail("jurist serve did not become ready")
 
 
 def test_serve_answers_over_http_until_stopped(tmp_path):

@@ -86,14 +86,40 @@ def test_the_rubric_library_is_listed_and_readable(serve):
         assert client.get("/rubrics/nope").status_code == 404
 
 
-def test_ready_reports_the_model_and_the_database(serve):
+def _settled(client):
+    """/ready once the redactor's build, which runs in the background, has ended."""
+    ready = client.get("/ready")
+    while ready.json()["redactor"] == {"loaded": False, "error": None}:
+        ready = client.get("/ready")
+    return ready
+
+
+def test_ready_reports_the_model_the_database_and_the_redactor(serve):
     running = serve()
     with running.client() as client:
-        ready = client.get("/ready")
+        ready = _settled(client)
         assert ready.status_code == 200
         assert ready.json()["database"]["reachable"] is True
         assert ready.json()["model"]["loaded"] is True
+        assert ready.json()["redactor"] == {"loaded": True, "error": None}
         assert client.get("/health").json()["status"] == "alive"
+
+
+class _BrokenRedactor:
+    def load(self) -> None:
+        raise OSError("the name model's files are missing")
+
+    def redact(self, text: str) -> str:
+        raise AssertionError("never built")
+
+
+def test_ready_is_503_while_the_redactor_cannot_be_built(serve):
+    running = serve(redactor=_BrokenRedactor())
+    with running.client() as client:
+        ready = _settled(client)
+    assert ready.status_code == 503
+    assert ready.json()["redactor"]["loaded"] is False
+    assert "name model's files are missing" in ready.json()["redactor"]["error"]
 
 
 def test_ready_is_503_while_the_model_cannot_load(serve):

@@ -505,8 +505,8 @@ async def health() -> Health:
 @router.get(
     "/ready",
     response_model=Readiness,
-    responses={503: {"model": Readiness, "description": "not ready: see model and database"}},
-    summary="Readiness: the model is loaded and the database reachable",
+    responses={503: {"model": Readiness, "description": "not ready: see model, database and redactor"}},
+    summary="Readiness: the model and the redactor are loaded and the database reachable",
 )
 async def ready(request: Request, response: Response) -> Readiness:
     service = service_of(request)
@@ -518,9 +518,11 @@ async def ready(request: Request, response: Response) -> Readiness:
         database["reachable"] = True
     except StoreError as exc:
         database["error"] = str(exc)
-    ok = state.ready and database["reachable"]
+    built, why = service.redactor_state()
+    redactor = {"loaded": built, "error": why}
+    ok = state.ready and database["reachable"] and built
     response.status_code = 200 if ok else 503
-    return Readiness(ready=ok, model=model, database=database)
+    return Readiness(ready=ok, model=model, database=database, redactor=redactor)
 
 
 @router.get(

@@ -148,3 +148,6 @@ class Readiness(BaseModel):
     ready: bool
     model: dict[str, Any]
     database: dict[str, Any]
+    redactor: dict[str, Any] = Field(
+        default_factory=dict, description="whether the PII redactor is built: loaded, error"
+    )

@@ -83,6 +83,19 @@ class Service:
         self._replay: asyncio.Task[None] | None = None
         self._redactor_task: asyncio.Future[Any] | None = None
 
+    def redactor_state(self) -> tuple[bool, str | None]:
+        """Whether the redactor is built (what is stored and audited goes through it, so a
+        request waits for it until then), and why not when its build failed."""
+        task = self._redactor_task
+        if task is None:
+            return True, None
+        if not task.done():
+            return False, None
+        if task.cancelled():
+            return False, "its build was cancelled"
+        failed = task.exception()
+        return failed is None, None if failed is None else f"{type(failed).__name__}: {failed}"
+
     @property
     def redactor(self) -> Redactor:
         if self._redactor is None:
