@@ -193,7 +193,7 @@ def test_the_container_runs_as_the_images_non_root_user():
 def test_the_paths_the_service_writes_are_mounted_writable():
     home = Path(_image_env()["JURIST_HOME"])
     mounted = {Path(mount["mountPath"]) for mount in _container()["volumeMounts"]}
-    assert {home / "cache", Path("/tmp")} <= mounted
+    assert {home / "cache", Path("/tmp"), home / "audit-spool"} <= mounted
     hiding = [path for path in mounted if path in {home, home / "models", *home.parents}]
     assert not hiding, f"volumes on {hiding} would hide the model built into the image"
 
