@@ -102,8 +102,8 @@ class ServiceSettings(BaseSettings):
         ge=1,
         le=100_000,
         validation_alias=_env("JURIST_MAX_MODEL_CALLS"),
-        description="model calls one POST /judge may make; past them the judges asking get "
-        "an error (budget) and the judgment is ERROR",
+        description="model calls one POST /judge or /validate may make; past them the judges "
+        "asking get an error (budget): an ERROR judgment, an invalid validation",
     )
     max_spec_judges: int = Field(
         32,
