@@ -505,7 +505,9 @@ async def health() -> Health:
 @router.get(
     "/ready",
     response_model=Readiness,
-    responses={503: {"model": Readiness, "description": "not ready: see model, database and redactor"}},
+    responses={
+        503: {"model": Readiness, "description": "not ready: see model, database and redactor"}
+    },
     summary="Readiness: the model and the redactor are loaded and the database reachable",
 )
 async def ready(request: Request, response: Response) -> Readiness:
