@@ -10,11 +10,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from jurist.core import Usage
+from jurist.core import JuristError, Usage
 from jurist.llm import ErrorKind, Model, ModelError, Request
 
 
-class CasesError(ValueError):
+class CasesError(JuristError, ValueError):
     """A cases file that cannot be used, with the line and field at fault."""
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from jurist.core import Usage
+from jurist.core import JuristError, Usage
 
 # Scores and costs are sums and differences of floats, and 0.8 - 0.7 is 0.10000000000000009:
 # a value on a bound must count as on it, not past it.
@@ -26,7 +26,7 @@ _FROZEN = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 Fraction = Annotated[float, Field(ge=0, le=1)]
 
 
-class LimitsError(ValueError):
+class LimitsError(JuristError, ValueError):
     """A limits configuration that cannot be used; the message names the key and the problem."""
 
 

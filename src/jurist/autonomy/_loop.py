@@ -81,7 +81,7 @@ from jurist.autonomy._roles import (
     Rewriter,
     RoleFailure,
 )
-from jurist.core import Usage
+from jurist.core import JuristError, Usage
 from jurist.llm import ErrorKind, Model, ModelError, get_model
 from jurist.store._autonomy import AutonomyStore, CycleStatus, StoredCycle
 
@@ -189,7 +189,7 @@ class RoleModels(BaseModel):
 EventSink = Callable[[str], None]
 
 
-class _Halted(Exception):
+class _Halted(JuristError):
     """The meta judge stopped the cycle; `state` is where it stood after the iteration."""
 
     def __init__(self, reason: str, state: "LoopState") -> None:

@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from jurist.core import Usage
+from jurist.core import JuristError, Usage
 
 PROTOCOL_VERSION = "1.0"
 
@@ -483,7 +483,7 @@ class JudgeMessage(_Frozen):
         return parse_message(text)
 
 
-class MessageError(ValueError):
+class MessageError(JuristError, ValueError):
     """A malformed message: `field` is the dotted path of what is wrong ("message" for the
     whole), `problem` what is wrong with it."""
 

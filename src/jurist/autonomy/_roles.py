@@ -47,7 +47,7 @@ from jurist.autonomy._messages import (
     error_path,
     reply_to,
 )
-from jurist.core import Context, Judgment, Status, Usage, normalize, run_judge
+from jurist.core import Context, Judgment, JuristError, Status, Usage, normalize, run_judge
 from jurist.core._jsonsafe import to_json_text
 from jurist.judges import CriterionJudge
 from jurist.judges._common import shorten
@@ -76,7 +76,7 @@ class FailureCause(StrEnum):
     CONSTRAINT_VIOLATION = "constraint_violation"
 
 
-class RoleFailure(Exception):
+class RoleFailure(JuristError):
     """A role could not answer. `usage` is what the calls cost before it gave up (None when
     no call finished), so the loop can still account for it."""
 

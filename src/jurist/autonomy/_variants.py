@@ -24,6 +24,7 @@ from pydantic import (
     field_validator,
 )
 
+from jurist.core import JuristError
 from jurist.judges import CriterionJudge
 from jurist.judges._model import ModelRef, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
@@ -62,7 +63,7 @@ DETERMINISTIC: tuple[Technique, ...] = (
 )
 
 
-class VariantError(ValueError):
+class VariantError(JuristError, ValueError):
     """Variants that cannot be read, written or made. The message names the place
     (`variants[2].criterion`) and the problem; `problems` holds every one."""
 

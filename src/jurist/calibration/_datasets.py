@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from jurist.core import StrictJsonError, loads_strict
+from jurist.core import JuristError, StrictJsonError, loads_strict
 from jurist.settings import get_settings
 
 PairwiseLabel = Literal["A", "B", "tie"]
@@ -37,7 +37,7 @@ class DatasetKind(StrEnum):
     PAIRWISE = "pairwise"
 
 
-class DatasetError(ValueError):
+class DatasetError(JuristError, ValueError):
     """A dataset that cannot be read. `location` is the file, or `file:line` for one record;
     the message names the field and the problem."""
 
@@ -161,7 +161,7 @@ _TRUE_WORDS = frozenset({"true", "yes", "1"})
 _FALSE_WORDS = frozenset({"false", "no", "0"})
 
 
-class _FieldError(Exception):
+class _FieldError(JuristError):
     def __init__(self, field: str, problem: str) -> None:
         self.field = field
         self.problem = problem

@@ -8,10 +8,11 @@ import typer
 from rich.console import Console
 
 from jurist.cli._exit import Exit
+from jurist.core import JuristError
 from jurist.llm import parse_spec
 
 
-class BadInput(Exception):
+class BadInput(JuristError):
     """Input the user must fix; the message names the argument and the problem."""
 
 

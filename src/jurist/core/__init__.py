@@ -13,6 +13,7 @@ from jurist.core._compose import (
     not_,
 )
 from jurist.core._context import Context
+from jurist.core._errors import JuristError
 from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe
 from jurist.core._judge import (
     BaseJudge,
@@ -51,6 +52,7 @@ __all__ = [
     "Judge",
     "JudgeKind",
     "Judgment",
+    "JuristError",
     "Named",
     "Not",
     "NotJsonSafeError",

@@ -8,10 +8,12 @@ from enum import Enum
 from pathlib import PurePath
 from typing import Any
 
+from jurist.core._errors import JuristError
+
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
 
 
-class NotJsonSafeError(ValueError):
+class NotJsonSafeError(JuristError, ValueError):
     """A value has no lossless JSON form."""
 
 

@@ -20,6 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from jurist.core._errors import JuristError
+
 DEFAULT_MAX_DEPTH = 64
 # Far beyond any identifier or count a client has reason to send (2**64 has 20 digits), and
 # cheap to parse; Python's own limit (4,300) only guards conversion time.
@@ -38,7 +40,7 @@ _KEY_SHOWN = 40
 _PATH_PARTS_SHOWN = 4
 
 
-class StrictJsonError(ValueError):
+class StrictJsonError(JuristError, ValueError):
     """JSON jurist will not read: where (`path` inside the document, "" for the whole of it;
     `line` and `column` when known), the problem, and its `kind` (encoding, syntax, depth,
     number or surrogate), for callers that name their own setting or status."""

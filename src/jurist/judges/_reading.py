@@ -13,12 +13,12 @@ from typing import Any, Protocol
 
 from pydantic import JsonValue
 
-from jurist.core import BooleanScore, NumericScore, Score, Status
+from jurist.core import BooleanScore, JuristError, NumericScore, Score, Status
 from jurist.llm import Response
 from jurist.llm._logprobs import field_probabilities, label_probabilities
 
 
-class Unreadable(ValueError):
+class Unreadable(JuristError, ValueError):
     """The model's answer holds no decision this classifier can read."""
 
 

@@ -26,6 +26,7 @@ from jurist.core import (
     Judge,
     JudgeKind,
     Judgment,
+    JuristError,
     Status,
     record,
     run_judge,
@@ -97,7 +98,7 @@ def _answer_schema() -> dict[str, JsonValue]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-class _BadInput(ValueError):
+class _BadInput(JuristError, ValueError):
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field} {problem}")
         self.field = field

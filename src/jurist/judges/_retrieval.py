@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from jurist.core import JuristError
+
 
 @dataclass(frozen=True)
 class Passage:
@@ -25,7 +27,7 @@ class Passage:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class UnknownSource(LookupError):
+class UnknownSource(JuristError, LookupError):
     """A trusted source named in a request that the knowledge base does not hold."""
 
     def __init__(self, source: str, known: Sequence[str] = ()) -> None:

@@ -61,7 +61,16 @@ from pydantic import (
     model_validator,
 )
 
-from jurist.core import Judge, StrictJsonError, all_of, any_of, judge_name, loads_strict, not_
+from jurist.core import (
+    Judge,
+    JuristError,
+    StrictJsonError,
+    all_of,
+    any_of,
+    judge_name,
+    loads_strict,
+    not_,
+)
 from jurist.judges import (
     AnswerRelevanceJudge,
     ContainsJudge,
@@ -121,7 +130,7 @@ class SpecProblem(NamedTuple):
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-class JudgeSpecError(ValueError):
+class JudgeSpecError(JuristError, ValueError):
     """A spec that cannot be read or built. The message names the path inside the spec and
     the problem (the first few); `problems` holds every one, for an API's field errors."""
 

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
+from jurist.core import JuristError
 from jurist.core._record import record
 from jurist.llm._catalog import CATALOG, DEFAULT_LOCAL
 
@@ -19,7 +20,7 @@ VALID_FORMS = (
 )
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(JuristError, ValueError):
     """A model spec that cannot be read; the message says why and lists the valid forms."""
 
     def __init__(self, spec: str, problem: str) -> None:

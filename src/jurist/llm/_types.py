@@ -6,7 +6,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field, JsonValue
 
-from jurist.core import Usage
+from jurist.core import JuristError, Usage
 from jurist.core._record import record
 
 Role = Literal["system", "user", "assistant"]
@@ -143,7 +143,7 @@ _RETRYABLE = frozenset(
 )
 
 
-class ModelError(Exception):
+class ModelError(JuristError):
     """The one exception the model layer raises: what went wrong (`kind`) and why (`cause`).
 
     `retryable` defaults from the kind: timeouts, rate limits, server and connection errors are

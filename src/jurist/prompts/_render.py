@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from jurist.core import Context
+from jurist.core import Context, JuristError
 from jurist.core._jsonsafe import to_json_text
 from jurist.core._record import record
 
@@ -28,7 +28,7 @@ class Missing(StrEnum):
     KEEP = "keep"  # renders as the placeholder itself, "{{ name }}"
 
 
-class PromptError(ValueError):
+class PromptError(JuristError, ValueError):
     """A template that cannot be loaded or rendered: names the template and the problem."""
 
 

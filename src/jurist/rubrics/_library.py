@@ -8,13 +8,14 @@ from typing import Any, NamedTuple
 import yaml
 from pydantic import ValidationError
 
+from jurist.core import JuristError
 from jurist.rubrics._model import Rubric
 from jurist.settings import get_settings
 
 _SUFFIXES = (".yaml", ".yml")
 
 
-class RubricError(ValueError):
+class RubricError(JuristError, ValueError):
     """A rubric that cannot be used: names the file, the field and the problem."""
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jurist.core import Context, StrictJsonError, loads_strict
+from jurist.core import Context, JuristError, StrictJsonError, loads_strict
 from jurist.settings import get_settings
 
 # Where each Context field is looked for when --map does not say: the first of these
@@ -34,7 +34,7 @@ _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "p
 MAX_ITEM_ID = 200
 
 
-class DatasetError(ValueError):
+class DatasetError(JuristError, ValueError):
     """A dataset that cannot be evaluated at all: unreadable, empty, ids that clash."""
 
 

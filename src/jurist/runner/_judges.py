@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from jurist.core import Judge, JudgeKind, judge_name
+from jurist.core import Judge, JudgeKind, JuristError, judge_name
 from jurist.judges import CriterionJudge, RubricJudge
 from jurist.jury import judge_from_spec, load_judge_spec
 from jurist.llm import Model
@@ -35,7 +35,7 @@ JUDGE_FORMS = (
 _SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-class JudgeChoiceError(ValueError):
+class JudgeChoiceError(JuristError, ValueError):
     """A judge text that names no judge, or a judge that cannot be built; the message says
     which and lists the forms when the form itself is wrong."""
 

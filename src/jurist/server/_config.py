@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from jurist.core import JuristError
 from jurist.server._sealing import Sealer
 from jurist.settings import Settings
 
@@ -157,7 +158,7 @@ class ServiceSettings(BaseSettings):
         return value
 
 
-class ConfigError(ValueError):
+class ConfigError(JuristError, ValueError):
     """A setting the service cannot start with; the message names the variable."""
 
 

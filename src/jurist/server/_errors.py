@@ -9,6 +9,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from jurist.core import JuristError
+
 
 class FieldError(BaseModel):
     field: str = Field(description="where in the request, e.g. validation_types[0]")
@@ -21,7 +23,7 @@ class ErrorBody(BaseModel):
     errors: list[FieldError] = Field(default_factory=list)
 
 
-class ServiceError(Exception):
+class ServiceError(JuristError):
     """An error answer: its status, code and message (and the fields at fault)."""
 
     def __init__(

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import httpx
 from pydantic import BaseModel, Field
 
+from jurist.core import JuristError
 from jurist.judges import Passage, UnknownSource
 
 NonBlank = Annotated[str, Field(pattern=r"\S", max_length=500)]
@@ -30,7 +31,7 @@ class SourcesRequest(BaseModel):
     sources: list[NonBlank] = Field(default_factory=list)
 
 
-class SourcesError(RuntimeError):
+class SourcesError(JuristError, RuntimeError):
     """The trusted-sources service could not answer."""
 
 

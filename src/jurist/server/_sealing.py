@@ -16,10 +16,12 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from jurist.core import JuristError
+
 VARIABLE = "JURIST_ENCRYPTION_KEY"
 
 
-class SealError(Exception):
+class SealError(JuristError):
     """A sealed copy that cannot be unsealed with the keys at hand."""
 
 

@@ -1,7 +1,9 @@
 """The store's errors."""
 
+from jurist.core import JuristError
 
-class StoreError(Exception):
+
+class StoreError(JuristError):
     """The store cannot do what was asked: a bad URL, a missing driver, an unknown schema."""
 
 

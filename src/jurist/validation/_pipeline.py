@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.core import Judge, Judgment, Usage
+from jurist.core import Judge, Judgment, JuristError, Usage
 from jurist.judges import (
     CriteriaJudge,
     FactChecker,
@@ -54,7 +54,7 @@ QUALITY_RUBRIC = "output-quality"
 _MODEL_LAYERS = frozenset(ValidationType) - {ValidationType.SCHEMA}
 
 
-class RequestError(ValueError):
+class RequestError(JuristError, ValueError):
     """A request this validator cannot run as asked, naming the field at fault."""
 
     def __init__(self, field: str, message: str) -> None:
