@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from jurist.judges import Passage, split_sentences
+from jurist.knowledge import KnowledgeBase
 from jurist.llm import get_embedder
-from jurist.store import KnowledgeBase
 
 DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
 TESTS = Path(__file__).parents[1] / "tests"

@@ -12,8 +12,7 @@ from typer.testing import CliRunner
 from jurist.cli import app
 from jurist.cli._inputs import BadInput
 from jurist.cli._store import parse_age
-from jurist.store import AuditRecord, RecordStore, ValidationRecord
-from jurist.store._tables import runs
+from jurist.store import AuditRecord, RecordStore, ValidationRecord, runs
 
 runner = CliRunner()
 OLD = datetime.now(UTC) - timedelta(days=40)

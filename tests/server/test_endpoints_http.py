@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from jurist.knowledge import KnowledgeBase
 from jurist.llm import ErrorKind, ModelError
 from jurist.server import new_key
-from jurist.store import KnowledgeBase
 from service_script import ServiceScript
 
 POLITE = "The answer is polite"

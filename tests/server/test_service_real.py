@@ -10,10 +10,10 @@ from pathlib import Path
 
 from running import run_app
 
+from jurist.knowledge import KnowledgeBase
 from jurist.llm._get_model import get_model
 from jurist.server import ServiceSettings, create_app
 from jurist.settings import Settings
-from jurist.store import KnowledgeBase
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

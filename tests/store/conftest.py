@@ -1,10 +1,6 @@
 """The store's tests run on SQLite and on a real PostgreSQL server alike."""
 
-from collections.abc import AsyncIterator
-
 import pytest
-
-from jurist.store import KnowledgeBase
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -12,10 +8,3 @@ def database_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.sqlite3'}"
     return request.getfixturevalue("postgres_url")
-
-
-@pytest.fixture
-async def knowledge(database_url) -> AsyncIterator[KnowledgeBase]:
-    """A migrated, empty knowledge base that ranks by full text only."""
-    async with await KnowledgeBase.open(database_url, rerank=False) as opened:
-        yield opened

@@ -17,10 +17,11 @@ from jurist.store import (
     JudgmentRecord,
     RecordStore,
     ValidationRecord,
+    keep_for,
     purge_records,
+    rate_limit_counts,
+    runs,
 )
-from jurist.store._retention import keep_for
-from jurist.store._tables import rate_limit_counts, runs
 from service_script import ServiceScript, scripted_model
 
 NOW = datetime.now(UTC)

@@ -4,8 +4,15 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from jurist.store import create_engine, head_revision, migrate, schema_revision
-from jurist.store._tables import VERSION_TABLE, include_name, metadata
+from jurist.store import (
+    VERSION_TABLE,
+    create_engine,
+    head_revision,
+    include_name,
+    metadata,
+    migrate,
+    schema_revision,
+)
 
 
 def _differences(connection: sa.Connection) -> list[object]:

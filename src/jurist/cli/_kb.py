@@ -11,7 +11,8 @@ from rich.text import Text
 from jurist.cli._inputs import BadInput, JsonOption, exit_bad_input
 from jurist.core import run_sync
 from jurist.core._jsonsafe import to_json_text
-from jurist.store import IngestError, KnowledgeBase, StoreError
+from jurist.knowledge import IngestError, KnowledgeBase
+from jurist.store import StoreError
 
 kb_app = typer.Typer(
     help="The knowledge base: add documents to collections, list them, search them.",

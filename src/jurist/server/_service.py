@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from jurist.judges import Retriever
+from jurist.knowledge import KnowledgeBase
 from jurist.llm import Model, Redactor, innermost, load_redactor
 from jurist.server._auth import Authenticator
 from jurist.server._config import ServiceSettings
@@ -20,15 +21,16 @@ from jurist.server._remote_sources import RemoteSources
 from jurist.server._sealing import Sealer, sealer_for
 from jurist.settings import Settings
 from jurist.store import (
+    AuditSpool,
     KeyStore,
-    KnowledgeBase,
+    PurgeReport,
     RateCounts,
     RecordStore,
     StoreError,
     database_url,
+    keep_for,
+    keep_replaying,
 )
-from jurist.store._retention import PurgeReport, keep_for
-from jurist.store._spool import AuditSpool, keep_replaying
 from jurist.validation import Validator
 
 log = logging.getLogger("jurist.server")

@@ -1,5 +1,5 @@
-"""What the store's objects (the knowledge base, the service's records) share: an engine,
-borrowed or owned, opened migrated, and one way to say that the database failed."""
+"""What the objects kept in the store's database (records, keys, the knowledge base) share:
+an engine, borrowed or owned, opened migrated, and one way to say that the database failed."""
 
 import asyncio
 import contextlib

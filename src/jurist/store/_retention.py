@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from jurist.store._errors import StoreError
 from jurist.store._handle import EngineHandle, Transactional
-from jurist.store._records import RUNNING
+from jurist.store._stored import RUNNING
 from jurist.store._tables import audit_log, judgments, rate_limit_counts, validations
 from jurist.store._tables import runs as runs_table
 

@@ -11,24 +11,30 @@ from typing import Any, Self
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from jurist.judges._retrieval import Passage
-from jurist.llm import Embedder
-from jurist.settings import Settings
-from jurist.store._chunking import (
+from jurist import llm
+from jurist.judges import Passage
+from jurist.knowledge._chunking import (
     DEFAULT_CHUNK_WORDS,
     DEFAULT_OVERLAP_WORDS,
     check_chunking,
     chunk_text,
 )
-from jurist.store._engine import writer
-from jurist.store._errors import StoreError
-from jurist.store._handle import EngineHandle, migrated_engine
-from jurist.store._ingest import Reading, Skipped, SourceDocument, read_path
-from jurist.store._report import CollectionInfo, IngestReport
-from jurist.store._rerank import VectorCache, rerank
-from jurist.store._search import Hit, Scope, fulltext, query_terms, resolve
-from jurist.store._tables import kb_chunks, kb_collections, kb_documents
-from jurist.store._write import Prepared, collection_id, write_documents
+from jurist.knowledge._ingest import DocumentsRead, Skipped, SourceDocument, read_path
+from jurist.knowledge._report import CollectionInfo, IngestReport
+from jurist.knowledge._rerank import VectorCache, rerank
+from jurist.knowledge._search import Hit, Scope, fulltext, query_terms, resolve
+from jurist.knowledge._write import Prepared, collection_id, write_documents
+from jurist.llm import Embedder
+from jurist.settings import Settings
+from jurist.store import (
+    EngineHandle,
+    StoreError,
+    kb_chunks,
+    kb_collections,
+    kb_documents,
+    migrated_engine,
+    writer,
+)
 
 MAX_COLLECTION_NAME = 200
 # Candidates the full-text stage hands to re-ranking, per passage asked for.
@@ -84,8 +90,8 @@ class KnowledgeBase(EngineHandle):
         `IngestError` and nothing is written."""
         _check_collection(collection)
         check_chunking(chunk_words, overlap_words)
-        reading = await asyncio.to_thread(read_path, Path(path))
-        return await self._ingest(reading, collection, chunk_words, overlap_words, description)
+        found = await asyncio.to_thread(read_path, Path(path))
+        return await self._ingest(found, collection, chunk_words, overlap_words, description)
 
     async def add_text(
         self,
@@ -106,7 +112,7 @@ class KnowledgeBase(EngineHandle):
             raise ValueError("document_id must be a non-empty string")
         location = f"{collection}/{document_id}"
         if not text.strip():
-            reading = Reading((), (Skipped(location, "empty"),))
+            found = DocumentsRead((), (Skipped(location, "empty"),))
         else:
             fields = dict(metadata or {})
             try:
@@ -114,8 +120,8 @@ class KnowledgeBase(EngineHandle):
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"metadata of {location} is not JSON: {exc}") from None
             document = SourceDocument(document_id, text, title, None, location, fields)
-            reading = Reading((document,), ())
-        return await self._ingest(reading, collection, chunk_words, overlap_words, description)
+            found = DocumentsRead((document,), ())
+        return await self._ingest(found, collection, chunk_words, overlap_words, description)
 
     async def collections(self) -> list[CollectionInfo]:
         """Every collection, by name, with its numbers of documents and chunks."""
@@ -206,10 +212,9 @@ class KnowledgeBase(EngineHandle):
             return None
         if self._embedder is not None:
             return self._embedder
-        from jurist.llm import embedder_available, get_embedder
-
-        if embedder_available():
-            return get_embedder()
+        # Looked up on the module when needed, so a test can make the embeddings absent.
+        if llm.embedder_available():
+            return llm.get_embedder()
         if wanted:
             raise StoreError(
                 "re-ranking needs sentence embeddings: install them with "
@@ -219,13 +224,13 @@ class KnowledgeBase(EngineHandle):
 
     async def _ingest(
         self,
-        reading: Reading,
+        found: DocumentsRead,
         collection: str,
         chunk_words: int,
         overlap_words: int,
         description: str | None,
     ) -> IngestReport:
-        prepared = await asyncio.to_thread(_prepare, reading, chunk_words, overlap_words)
+        prepared = await asyncio.to_thread(_prepare, found, chunk_words, overlap_words)
         async with writer(self._engine).begin() as connection:
             key = await collection_id(connection, collection, description)
             outcome = await write_documents(connection, key, prepared)
@@ -234,12 +239,12 @@ class KnowledgeBase(EngineHandle):
             added=outcome.added,
             updated=outcome.updated,
             unchanged=outcome.unchanged,
-            skipped=reading.skipped,
+            skipped=found.skipped,
             chunks=outcome.chunks,
         )
 
 
-def _prepare(reading: Reading, chunk_words: int, overlap_words: int) -> list[Prepared]:
+def _prepare(found: DocumentsRead, chunk_words: int, overlap_words: int) -> list[Prepared]:
     return [
         Prepared(
             document,
@@ -247,7 +252,7 @@ def _prepare(reading: Reading, chunk_words: int, overlap_words: int) -> list[Pre
             chunk_words,
             overlap_words,
         )
-        for document in reading.documents
+        for document in found.documents
     ]
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 import sqlalchemy as sa
 
-from jurist.store import CollectionInfo, IngestError, KnowledgeBase
+from jurist.knowledge import CollectionInfo, IngestError, KnowledgeBase
 
 VOLCANO = "The Krakatoa eruption of 1883 was heard nearly five thousand kilometres away."
 

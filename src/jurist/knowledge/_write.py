@@ -8,9 +8,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from jurist.store._chunking import Chunk
-from jurist.store._ingest import SourceDocument
-from jurist.store._tables import kb_chunks, kb_collections, kb_documents
+from jurist.knowledge._chunking import Chunk
+from jurist.knowledge._ingest import SourceDocument
+from jurist.store import kb_chunks, kb_collections, kb_documents
 
 _BATCH = 500  # ids per IN (...) lookup, well under every database's parameter limit
 

@@ -5,10 +5,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from jurist.judges._retrieval import Retriever, UnknownSource
+from jurist.judges import Retriever, UnknownSource
+from jurist.knowledge import KnowledgeBase
+from jurist.knowledge._rerank import VectorCache
 from jurist.llm import embedder_available
-from jurist.store import KnowledgeBase, StoreError
-from jurist.store._rerank import VectorCache
+from jurist.store import StoreError
 
 DOCUMENTS = {
     "krakatoa": "The Krakatoa eruption of 1883 was heard nearly five thousand kilometres away.",

@@ -5,9 +5,9 @@ import pytest
 
 from jurist.core import Context, Status
 from jurist.judges import FactChecker
+from jurist.knowledge import KnowledgeBase
 from jurist.llm._get_model import get_model
 from jurist.settings import Settings
-from jurist.store import KnowledgeBase
 
 HANDBOOK = {
     "refunds.md": "# Refunds\n\nCustomers may return any item within 30 days of delivery "

@@ -10,12 +10,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jurist.store._errors import IngestError
+from jurist.store import StoreError
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown"})
 SUFFIXES = TEXT_SUFFIXES | {".jsonl"}
 _SHOWN_SUFFIXES = ", ".join(sorted(SUFFIXES))
 _HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+class IngestError(StoreError):
+    """A document that cannot be ingested. `location` is the file, or `file:line` in JSONL."""
+
+    def __init__(self, location: str, problem: str) -> None:
+        self.location = location
+        self.problem = problem
+        super().__init__(f"{location}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,9 @@ class Skipped:
 
 
 @dataclass(frozen=True)
-class Reading:
+class DocumentsRead:
+    """The documents read from a path or given as text, and what was left out of them."""
+
     documents: tuple[SourceDocument, ...]
     skipped: tuple[Skipped, ...]
 
@@ -50,7 +61,7 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def read_path(path: Path) -> Reading:
+def read_path(path: Path) -> DocumentsRead:
     """The documents in a file, or in the files under a directory (recursively, in sorted
     order, hidden ones left out). A file's document id is its path relative to the directory
     (or its name); a JSONL record's is its `id`, else a hash of its text."""
@@ -85,7 +96,7 @@ def read_path(path: Path) -> Reading:
                     f"document id {document.document_id!r} is also used by {earlier.location}; "
                     "ids must be unique within a collection",
                 )
-    return Reading(tuple(documents.values()), tuple(skipped))
+    return DocumentsRead(tuple(documents.values()), tuple(skipped))
 
 
 def _files_under(directory: Path) -> list[Path]:

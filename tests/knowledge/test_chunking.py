@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from jurist.store import chunk_text
+from jurist.knowledge import chunk_text
 
 
 def _words(count: int, start: int = 0) -> list[str]:

@@ -14,8 +14,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from jurist.judges._retrieval import UnknownSource
-from jurist.store._tables import FTS_TABLE, SEARCH_VECTOR, kb_chunks, kb_collections, kb_documents
+from jurist.judges import UnknownSource
+from jurist.store import FTS_TABLE, SEARCH_VECTOR, kb_chunks, kb_collections, kb_documents
 
 _TERM = re.compile(r"[^\W_]+")
 # Enough for a long claim; more only slows the index down.

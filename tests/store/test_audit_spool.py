@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 import jurist.store._spool as spool_module
-from jurist.store import AuditRecord, RecordStore, StoreError
-from jurist.store._spool import AuditSpool
+from jurist.store import AuditRecord, AuditSpool, RecordStore, StoreError
 
 START = datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 

@@ -4,8 +4,8 @@ combined with the candidates' full-text scores."""
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from jurist.knowledge._search import Hit
 from jurist.llm import Embedder, cosine
-from jurist.store._search import Hit
 
 # Half lexical, half semantic: BM25 alone misses paraphrase, embeddings alone miss the
 # rare names and numbers a fact turns on.

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from jurist.store._ingest import Skipped
+from jurist.knowledge._ingest import Skipped
 
 
 @dataclass(frozen=True)

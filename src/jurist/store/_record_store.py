@@ -1,0 +1,292 @@
+"""The service's records: validations and the judgments behind them, runs, and the audit
+log, in the store's database.
+
+    async with await RecordStore.open() as records:       # SQLite under JURIST_HOME
+        await records.save_validation(validation, [JudgmentRecord.of(j, judge="tone")])
+
+The columns of a judgment (status, score, model, tokens, ...) are there to be queried; the
+`judgment` column holds the whole `Judgment.to_dict()` and is the record of truth. Every
+database failure is a `StoreError` naming the database (never its password), chained to the
+driver's error; a key that is taken already is a `DuplicateRecordError`.
+"""
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from jurist.core import to_json_safe
+from jurist.store._columns import check_text, utc
+from jurist.store._errors import StoreError
+from jurist.store._handle import Transactional
+from jurist.store._records import AuditRecord, JudgmentRecord, ValidationRecord, new_id
+from jurist.store._stored import (
+    RUNNING,
+    StoredAudit,
+    StoredJudgment,
+    StoredRun,
+    StoredValidation,
+)
+
+# `judgments` is save_validation's parameter.
+from jurist.store._tables import audit_log, runs, validations
+from jurist.store._tables import judgments as judgments_table
+
+
+class RecordStore(Transactional):
+    """The service's records. `RecordStore(engine)` uses a migrated engine it does not own;
+    `await RecordStore.open(url)` makes, migrates and owns one."""
+
+    async def ping(self) -> None:
+        """Return when the database answers; raise `StoreError` with the cause when not."""
+        async with self._reading("reach the store") as connection:
+            await connection.execute(sa.text("SELECT 1"))
+
+    async def save_validation(
+        self, record: ValidationRecord, judgments: Sequence[JudgmentRecord] = ()
+    ) -> None:
+        """Store a validation and its judgments, all or nothing. A judgment without a
+        validation_id gets the validation's; one naming another validation is an error."""
+        for item in judgments:
+            if item.validation_id not in (None, record.id):
+                raise ValueError(
+                    f"judgment {item.id} belongs to validation {item.validation_id}, "
+                    f"not {record.id}"
+                )
+        now = datetime.now(UTC)
+        created_at = record.created_at or now
+        rows = [_judgment_row(item, now, record.id) for item in judgments]
+        async with self._writing(f"save validation {record.id}") as connection:
+            await connection.execute(
+                sa.insert(validations).values(_validation_row(record, created_at))
+            )
+            if rows:
+                await connection.execute(sa.insert(judgments_table), rows)
+
+    async def get_validation(self, id: str) -> StoredValidation | None:
+        """The validation stored under `id`, or None."""
+        async with self._reading(f"read validation {id}") as connection:
+            row = (
+                (await connection.execute(sa.select(validations).where(validations.c.id == id)))
+                .mappings()
+                .first()
+            )
+            if row is None:
+                return None
+            ids = await connection.scalars(
+                sa.select(judgments_table.c.id)
+                .where(judgments_table.c.validation_id == id)
+                .order_by(judgments_table.c.created_at, judgments_table.c.id)
+            )
+            judgment_ids = tuple(ids)
+        values = dict(row)
+        values["created_at"] = utc(values["created_at"])
+        return StoredValidation(**values, judgment_ids=judgment_ids)
+
+    async def save_judgment(self, record: JudgmentRecord) -> None:
+        """Store one judgment."""
+        await self.save_judgments([record])
+
+    async def save_judgments(self, records: Sequence[JudgmentRecord]) -> None:
+        """Store judgments, all or nothing."""
+        if not records:
+            return
+        now = datetime.now(UTC)
+        rows = [_judgment_row(record, now) for record in records]
+        action = f"save judgment {records[0].id}" if len(records) == 1 else "save judgments"
+        async with self._writing(action) as connection:
+            await connection.execute(sa.insert(judgments_table), rows)
+
+    async def get_judgment(self, id: str) -> StoredJudgment | None:
+        """The judgment stored under `id`, or None."""
+        async with self._reading(f"read judgment {id}") as connection:
+            result = await connection.execute(
+                sa.select(judgments_table).where(judgments_table.c.id == id)
+            )
+            row = result.mappings().first()
+        if row is None:
+            return None
+        values = dict(row)
+        values["created_at"] = utc(values["created_at"])
+        return StoredJudgment(**values)
+
+    async def write_audit(self, record: AuditRecord) -> int:
+        """Append an audit entry; its id."""
+        values = {
+            "at": utc(record.at or datetime.now(UTC)),
+            "key_id": record.key_id,
+            "client": record.client,
+            "method": record.method,
+            "path": record.path,
+            "status_code": record.status_code,
+            "request_sha256": record.request_sha256,
+            "verdict": record.verdict,
+            "latency_ms": record.latency_ms,
+            "detail": record.detail,
+        }
+        async with self._writing("write the audit log") as connection:
+            key = await connection.scalar(
+                sa.insert(audit_log).values(values).returning(audit_log.c.id)
+            )
+        if key is None:
+            raise StoreError("the audit log returned no id for a new entry")
+        return int(key)
+
+    async def audit_entries(self, limit: int = 100) -> list[StoredAudit]:
+        """The newest `limit` audit entries, newest first."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        statement = (
+            sa.select(audit_log).order_by(audit_log.c.at.desc(), audit_log.c.id.desc()).limit(limit)
+        )
+        async with self._reading("read the audit log") as connection:
+            rows = (await connection.execute(statement)).mappings().all()
+        return [StoredAudit(**{**row, "at": utc(row["at"])}) for row in rows]
+
+    async def create_run(
+        self,
+        kind: str,
+        *,
+        name: str | None = None,
+        spec: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        key_id: str | None = None,
+    ) -> str:
+        """Start a run (status `running`); its id. A name names one run only; `key_id` is
+        the API key that started it (None: the operator)."""
+        key = id or new_id()
+        check_text("run", runs, "id", key, required=True)
+        check_text("run", runs, "kind", kind, required=True)
+        check_text("run", runs, "name", name)
+        check_text("run", runs, "key_id", key_id)
+        now = datetime.now(UTC)
+        values = {
+            "id": key,
+            "name": name,
+            "kind": kind,
+            "status": RUNNING,
+            "spec": None if spec is None else to_json_safe(spec, "spec"),
+            "created_at": now,
+            "updated_at": now,
+            "key_id": key_id,
+        }
+        async with self._writing(f"create run {name or key}") as connection:
+            await connection.execute(sa.insert(runs).values(values))
+        return key
+
+    async def finish_run(
+        self,
+        id: str,
+        status: str,
+        summary: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Set a run's final status, and its summary when one is given. A run that does not
+        exist is a `LookupError`."""
+        check_text("run", runs, "status", status, required=True)
+        values: dict[str, Any] = {"status": status, "updated_at": datetime.now(UTC)}
+        if summary is not None:
+            values["summary"] = to_json_safe(summary, "summary")
+        async with self._writing(f"finish run {id}") as connection:
+            result = await connection.execute(sa.update(runs).where(runs.c.id == id).values(values))
+            found = result.rowcount
+        if found == 0:
+            raise LookupError(f"no run with id {id!r}")
+
+    async def get_run(self, id_or_name: str) -> StoredRun | None:
+        """The run with this id, else the run with this name, else None."""
+        statement = (
+            sa.select(runs)
+            .where(sa.or_(runs.c.id == id_or_name, runs.c.name == id_or_name))
+            # An id beats a name that happens to equal it.
+            .order_by(sa.case((runs.c.id == id_or_name, 0), else_=1))
+            .limit(1)
+        )
+        async with self._reading(f"read run {id_or_name}") as connection:
+            row = (await connection.execute(statement)).mappings().first()
+        return None if row is None else _stored_run(row)
+
+    async def list_runs(self, limit: int = 100, kind: str | None = None) -> list[StoredRun]:
+        """The newest `limit` runs (of one `kind`, when given), newest first."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        statement = sa.select(runs).order_by(runs.c.created_at.desc(), runs.c.id.desc())
+        if kind is not None:
+            statement = statement.where(runs.c.kind == kind)
+        async with self._reading("list runs") as connection:
+            rows = (await connection.execute(statement.limit(limit))).mappings().all()
+        return [_stored_run(row) for row in rows]
+
+    async def judged_items(self, run_id: str, judge: str) -> set[str]:
+        """The ids of the items `judge` has a stored judgment for in run `run_id`: what a
+        resumed run skips."""
+        statement = sa.select(judgments_table.c.item_id).where(
+            judgments_table.c.run_id == run_id,
+            judgments_table.c.judge == judge,
+            judgments_table.c.item_id.is_not(None),
+        )
+        async with self._reading(f"read the items of run {run_id}") as connection:
+            return {str(item) for item in await connection.scalars(statement)}
+
+    async def run_judgments(self, run_id: str) -> list[StoredJudgment]:
+        """Every judgment stored for run `run_id`, oldest first."""
+        statement = (
+            sa.select(judgments_table)
+            .where(judgments_table.c.run_id == run_id)
+            .order_by(judgments_table.c.created_at, judgments_table.c.id)
+        )
+        async with self._reading(f"read the judgments of run {run_id}") as connection:
+            rows = (await connection.execute(statement)).mappings().all()
+        return [StoredJudgment(**{**row, "created_at": utc(row["created_at"])}) for row in rows]
+
+
+def _validation_row(record: ValidationRecord, created_at: datetime) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "created_at": utc(created_at),
+        "key_id": record.key_id,
+        "request_sha256": record.request_sha256,
+        "valid": record.valid,
+        "confidence": record.confidence,
+        "quality_score": record.quality_score,
+        "error_count": record.error_count,
+        "warning_count": record.warning_count,
+        "duration_ms": record.duration_ms,
+        "request": record.request,
+        "result": record.result,
+        "sealed": record.sealed,
+    }
+
+
+def _judgment_row(
+    record: JudgmentRecord, now: datetime, validation_id: str | None = None
+) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "created_at": utc(record.created_at or now),
+        "validation_id": record.validation_id or validation_id,
+        "run_id": record.run_id,
+        "item_id": record.item_id,
+        "judge": record.judge,
+        "layer": record.layer,
+        "status": record.status,
+        "score": record.score,
+        "confidence": record.confidence,
+        "prompt_sha256": record.prompt_sha256,
+        "model": record.model,
+        "parameters": record.parameters,
+        "input_tokens": record.input_tokens,
+        "output_tokens": record.output_tokens,
+        "cost_usd": record.cost_usd,
+        "latency_ms": record.latency_ms,
+        "judgment": record.judgment,
+        "key_id": record.key_id,
+        "sealed": record.sealed,
+    }
+
+
+def _stored_run(row: sa.RowMapping) -> StoredRun:
+    values = dict(row)
+    for name in ("created_at", "updated_at"):
+        values[name] = utc(values[name])
+    return StoredRun(**values)
