@@ -1,7 +1,7 @@
 """What a fact-checking judge needs from a knowledge base, without depending on one.
 
-The judges layer sits above the store, so it names the contract here and `jurist.store`
-fulfils it; any other retriever (a vector database, a search API) can too.
+The judges sit below the knowledge base, so they name the contract here and
+`jurist.knowledge` fulfils it; any other retriever (a vector database, a search API) can too.
 """
 
 from collections.abc import Sequence

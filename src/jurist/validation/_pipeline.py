@@ -82,7 +82,7 @@ class Validator:
     `model` is a spec or a `Model` (default: the settings' model). Given a spec, and with
     JURIST_REDACT_PII on, every request to a remote provider passes through the PII
     redactor first; a `Model` passed in is used as it is. `retriever` answers the facts
-    layer's searches (a `jurist.store.KnowledgeBase`, say); without one, facts cannot run.
+    layer's searches (a `jurist.knowledge.KnowledgeBase`, say); without one, facts cannot run.
     """
 
     def __init__(
