@@ -3,6 +3,7 @@
 from jurist.core._compose import (
     AllOf,
     AnyOf,
+    BaseJudge,
     FunctionJudge,
     Named,
     Not,
@@ -16,7 +17,6 @@ from jurist.core._context import Context
 from jurist.core._errors import JuristError
 from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe
 from jurist.core._judge import (
-    BaseJudge,
     Judge,
     combined_kind,
     judge_name,

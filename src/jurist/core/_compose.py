@@ -1,4 +1,4 @@
-"""Composition: all_of, any_of, not_, named and the @judge decorator.
+"""BaseJudge and composition: `&`, `|`, `~`, all_of, any_of, not_, named and @judge.
 
 How statuses combine (sub-judgments run in order and stop early once the answer is fixed):
 
@@ -12,21 +12,51 @@ ever turns into PASS or FAIL on its own.
 """
 
 import inspect
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, overload
 
 from jurist.core._context import Context
-from jurist.core._judge import (
-    BaseJudge,
-    Judge,
-    combined_kind,
-    judge_name,
-    require_judges,
-    run_judge,
-)
+from jurist.core._judge import Judge, combined_kind, judge_name, require_judges, run_judge
 from jurist.core._judgment import Check, Judgment, Usage
 from jurist.core._scores import BooleanScore, NumericScore
 from jurist.core._status import JudgeKind, Status
+
+
+class BaseJudge(ABC):
+    """A convenient base: name, kind and description, plus `&`, `|` and `~` composition."""
+
+    kind: JudgeKind = JudgeKind.DETERMINISTIC
+
+    def __init__(self, name: str | None = None, description: str = "") -> None:
+        self.name: str = name or _default_name(type(self).__name__)
+        self.description: str = description
+
+    @abstractmethod
+    async def judge(self, ctx: Context) -> Judgment: ...
+
+    def __and__(self, other: Judge) -> "AllOf":
+        return all_of(self, other)
+
+    def __or__(self, other: Judge) -> "AnyOf":
+        return any_of(self, other)
+
+    def __invert__(self) -> "Not":
+        return not_(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _default_name(class_name: str) -> str:
+    """`RegexJudge` -> "regex"; `MyCheck` -> "my_check"."""
+    stem = class_name.removesuffix("Judge") or class_name
+    out = []
+    for i, char in enumerate(stem):
+        if char.isupper() and i and not stem[i - 1].isupper():
+            out.append("_")
+        out.append(char.lower())
+    return "".join(out)
 
 
 class _Composite(BaseJudge):

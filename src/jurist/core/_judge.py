@@ -1,17 +1,13 @@
-"""The Judge protocol, a base class with composition operators, and the safe runner."""
+"""The Judge protocol, the safe runner, and helpers for code that holds judges."""
 
 import asyncio
 import concurrent.futures
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Iterable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from jurist.core._context import Context
 from jurist.core._judgment import Judgment
 from jurist.core._status import JudgeKind
-
-if TYPE_CHECKING:
-    from jurist.core._compose import AllOf, AnyOf, Not
 
 T = TypeVar("T")
 
@@ -30,48 +26,6 @@ class Judge(Protocol):
     def description(self) -> str: ...
 
     async def judge(self, ctx: Context) -> Judgment: ...
-
-
-class BaseJudge(ABC):
-    """A convenient base: name, kind and description, plus `&`, `|` and `~` composition."""
-
-    kind: JudgeKind = JudgeKind.DETERMINISTIC
-
-    def __init__(self, name: str | None = None, description: str = "") -> None:
-        self.name: str = name or _default_name(type(self).__name__)
-        self.description: str = description
-
-    @abstractmethod
-    async def judge(self, ctx: Context) -> Judgment: ...
-
-    def __and__(self, other: Judge) -> "AllOf":
-        from jurist.core._compose import all_of
-
-        return all_of(self, other)
-
-    def __or__(self, other: Judge) -> "AnyOf":
-        from jurist.core._compose import any_of
-
-        return any_of(self, other)
-
-    def __invert__(self) -> "Not":
-        from jurist.core._compose import not_
-
-        return not_(self)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
-
-
-def _default_name(class_name: str) -> str:
-    """`RegexJudge` -> "regex"; `MyCheck` -> "my_check"."""
-    stem = class_name.removesuffix("Judge") or class_name
-    out = []
-    for i, char in enumerate(stem):
-        if char.isupper() and i and not stem[i - 1].isupper():
-            out.append("_")
-        out.append(char.lower())
-    return "".join(out)
 
 
 def judge_name(judge: object) -> str:
