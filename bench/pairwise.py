@@ -12,7 +12,7 @@ article.", with the article as the source both summaries work from (shown first,
 orders share the prompt prefix). The run is stored (`pairwise-MODEL-docsN-marginM`) one pair at a
 time, so a rerun resumes and only judges what is missing. Printed: the position bias, the
 first-position preference, the position consistency and the accuracy against the humans,
-before and after the leave-one-document-out calibration of jurist.calibration._position.
+before and after the leave-one-document-out calibration of jurist.calibration.position_report.
 
 Run: uv run python bench/pairwise.py [--docs 10] [--margin 1.0]
      [--model local:qwen2.5-1.5b] [--database URL]
@@ -25,11 +25,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from jurist.calibration import DatasetKind, load_dataset
-from jurist.calibration._position import (
+from jurist.calibration import (
+    DatasetKind,
     PositionLabel,
     PositionPair,
     PositionReport,
+    load_dataset,
     position_report,
 )
 from jurist.judges import PairwiseJudge

@@ -38,25 +38,24 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from jurist.calibration import (
+    CalibrationMethod,
     CalibrationReport,
     Dataset,
+    calibrate,
+    calibration_dataset,
     choose_out_of_fold,
+    cost_of,
+    cost_per_item,
     fit_alignment,
+    judge_scores,
+    method_named,
     ratings_report,
+    seconds_of,
 )
 from jurist.core import Judgment, Usage
 from jurist.judges import relevance_f1
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
-from jurist.runner._calibrate import (
-    calibrate,
-    calibration_dataset,
-    cost_of,
-    cost_per_item,
-    judge_scores,
-)
-from jurist.runner._method_names import method_named
-from jurist.runner._methods import Method, seconds_of
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 
@@ -115,7 +114,7 @@ async def judged(method: str, args: argparse.Namespace, named: dict[str, str]) -
 
 
 def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str) -> Scored:
-    scorer: Method = method_named(method)
+    scorer: CalibrationMethod = method_named(method)
     scores, seconds = judge_scores(run, scorer)
     signals: dict[str, dict[str, float]] = {}
     for item_id, judgment in run.judgments.items():

@@ -181,7 +181,7 @@ def test_ctrl_c_exits_130_saying_which_run_to_resume(tmp_path, monkeypatch):
         progress.finish()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("jurist.runner._calibrate.calibrate", interrupted)
+    monkeypatch.setattr("jurist.calibration.calibrate", interrupted)
     database = f"sqlite:///{tmp_path / 'store.sqlite3'}"
     for command in (["calibrate"], ["align", "--dimension", "coherence"]):
         result = runner.invoke(
@@ -196,9 +196,8 @@ def test_ctrl_c_exits_130_saying_which_run_to_resume(tmp_path, monkeypatch):
 
 def test_eval_with_a_rubric_applies_its_saved_alignment(tmp_path, use_model, monkeypatch):
     from jurist import Judgment
-    from jurist.calibration import Alignment
+    from jurist.calibration import Alignment, FittedAlignment
     from jurist.judges import RubricResult
-    from jurist.runner._calibrate import FittedAlignment
     from jurist.settings import get_settings
 
     data = tmp_path / "summaries.jsonl"

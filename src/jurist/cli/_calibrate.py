@@ -109,10 +109,9 @@ def calibrate_command(
         check_model_spec(model)
     except BadInput as exc:
         exit_bad_input(exc)
-    from jurist.calibration import DatasetError, Target
+    from jurist.calibration import DatasetError, Target, calibrate, calibration_dataset
     from jurist.rubrics import RubricError
     from jurist.runner import BarProgress
-    from jurist.runner._calibrate import calibrate, calibration_dataset
 
     try:
         found = calibration_dataset(dataset, limit)
@@ -173,8 +172,7 @@ def _show(report: "CalibrationReport", out: Path | None, as_json: bool) -> None:
 
 
 def _compare(runs: tuple[str, str], database: str | None, as_json: bool) -> None:
-    from jurist.calibration import compare_reports
-    from jurist.runner._calibrate import stored_report
+    from jurist.calibration import compare_reports, stored_report
 
     async def read() -> tuple["CalibrationReport", "CalibrationReport"]:
         async with await RecordStore.open(database) as store:
@@ -223,16 +221,17 @@ def align_command(
         check_model_spec(model)
     except BadInput as exc:
         exit_bad_input(exc)
-    from jurist.calibration import DatasetError
-    from jurist.rubrics import RubricError, get_rubric
-    from jurist.runner import BarProgress
-    from jurist.runner._alignments import alignment_path
-    from jurist.runner._calibrate import (
+    from jurist.calibration import (
+        DatasetError,
+        FittedAlignment,
+        alignment_path,
         calibrate,
         calibration_dataset,
         fit_rubric_alignment,
         rubric_dimensions,
     )
+    from jurist.rubrics import RubricError, get_rubric
+    from jurist.runner import BarProgress
 
     try:
         found = calibration_dataset(dataset, limit)
@@ -270,8 +269,6 @@ def align_command(
         exit_interrupted(_resume_hint("align", dataset, chosen.id, progress.run))
     except (ValueError, LookupError, StoreError) as exc:
         exit_bad_input(exc)
-    from jurist.runner._calibrate import FittedAlignment
-
     assert isinstance(fitted, FittedAlignment)
     path = alignment_path(chosen.id, dimension)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -148,9 +148,16 @@ def _dataset(path: Path, maps: list[str] | None) -> Dataset:
 
 def _judge(text: str, model: str | None) -> JudgeChoice:
     try:
-        return resolve_judge(text, model=model)
+        choice = resolve_judge(text, model=model)
     except ValueError as exc:
         raise BadInput(f"--judge: {exc}") from exc
+    if choice.form != "rubric":
+        return choice
+    # A library rubric's judgments carry its saved alignments' scores. jurist.calibration
+    # (scipy, scikit-learn) takes seconds to import: only a rubric judge pays for it.
+    from jurist.calibration import with_saved_alignments
+
+    return with_saved_alignments(choice)
 
 
 def write_results(result: RunResult, out: Path) -> None:

@@ -42,6 +42,7 @@ async def evaluate(
     name: str | None = None,
     resume: bool = False,
     progress: Progress | None = None,
+    keep: Callable[[RunResult], Mapping[str, Any]] | None = None,
 ) -> RunResult:
     """Judge every item of `dataset` (a Dataset, or a file read with the default field
     map) with `judge`, at most `concurrency` at a time.
@@ -116,10 +117,16 @@ async def evaluate(
         if progress is not None:
             progress.finish()
     result = summary()
-    if store is not None and run_id is not None:
-        await store.finish_run(run_id, DONE, result.to_dict())
     ordered = {item.id: judgments[item.id] for item in dataset.items}
-    return RunResult(run_id, name, label, ordered, result, DONE, spec)
+    finished = RunResult(run_id, name, label, ordered, result, DONE, spec)
+    kept: Mapping[str, Any] = {}
+    try:
+        if keep is not None:
+            kept = keep(finished)
+    finally:
+        if store is not None and run_id is not None:
+            await store.finish_run(run_id, DONE, {**result.to_dict(), **kept})
+    return finished
 
 
 async def _open_run(

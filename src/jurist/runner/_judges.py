@@ -24,7 +24,6 @@ from jurist.judges import CriterionJudge, RubricJudge
 from jurist.jury import judge_from_spec, load_judge_spec
 from jurist.llm import Model
 from jurist.rubrics import RubricError, get_rubric, load_rubric
-from jurist.runner._alignments import aligned_dimensions
 from jurist.settings import get_settings
 
 JUDGE_FORMS = (
@@ -93,12 +92,6 @@ def _rubric_choice(text: str, ref: str, model: str | Model | None) -> JudgeChoic
     details: dict[str, Any] = {"rubric": rubric.id, "rubric_version": rubric.version}
     if Path(ref).is_file():
         details["file_sha256"] = _sha256(Path(ref))
-    aligned = aligned_dimensions(rubric.id, [c.name for c in rubric.criteria])
-    if aligned and isinstance(judge, RubricJudge):
-        from jurist.runner._calibrate import with_saved_alignments
-
-        judge = with_saved_alignments(judge, rubric.id, aligned)
-        details["aligned"] = aligned
     return JudgeChoice(judge, text, "rubric", _model_name(judge, model), details)
 
 

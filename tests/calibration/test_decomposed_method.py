@@ -6,12 +6,10 @@ import json
 import pytest
 
 from jurist import Context, Judgment, Usage
-from jurist.calibration import load_dataset
+from jurist.calibration import SentenceChecks, calibrate, load_dataset
 from jurist.judges._sentences import SentenceChecksJudge
 from jurist.llm import Request, Response
 from jurist.rubrics import get_rubric
-from jurist.runner._calibrate import calibrate
-from jurist.runner._decomposed import SentenceChecks
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, with_logprobs
 
 RATED = ["coherence", "consistency", "fluency", "relevance"]

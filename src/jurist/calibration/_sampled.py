@@ -16,6 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from jurist.calibration._methods import MethodScores, PlainRubric
 from jurist.core import (
     BaseJudge,
     Check,
@@ -33,7 +34,6 @@ from jurist.judges._model import ModelRef, model_error_judgment
 from jurist.judges._rubric_result import TokensUsed
 from jurist.llm import Model, ModelError
 from jurist.rubrics import Rubric
-from jurist.runner._methods import PlainRubric, Reading
 
 _SCALE = (1, 5)
 
@@ -68,7 +68,7 @@ class Sampled(PlainRubric):
             seed=self.seed,
         )
 
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         reading = super().read(judgment)
         spread = judgment.metadata.get("spread")
         if reading is None or not isinstance(spread, Mapping):

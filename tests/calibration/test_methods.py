@@ -6,11 +6,8 @@ import json
 import pytest
 
 from jurist import Judgment, Usage
-from jurist.calibration import load_dataset
+from jurist.calibration import ClaimConsistency, PlainRubric, calibrate, load_dataset, method_named
 from jurist.rubrics import get_rubric
-from jurist.runner._calibrate import calibrate
-from jurist.runner._method_names import method_named
-from jurist.runner._methods import ClaimConsistency, PlainRubric
 from service_script import ServiceScript, scripted_model
 
 SOURCE = "The bridge closes on Monday. Repairs take 14 weeks. Buses use Oak Street."

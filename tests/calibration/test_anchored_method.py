@@ -7,11 +7,9 @@ import re
 import pytest
 
 from jurist import Context
-from jurist.calibration import load_dataset
+from jurist.calibration import Anchored, AnchoredJudge, calibrate, load_dataset
 from jurist.llm import Capabilities, Request, Response
 from jurist.rubrics import get_rubric
-from jurist.runner._anchored import Anchored, AnchoredJudge
-from jurist.runner._calibrate import calibrate
 from scripted import answer
 
 RUBRIC = get_rubric("summarization")

@@ -8,14 +8,19 @@ small model answers with 4 whatever it reads.
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from jurist.calibration._methods import (
+    CalibrationMethod,
+    MethodScores,
+    chosen_dimensions,
+    seconds_of,
+)
 from jurist.core import Judge, Judgment, Status
 from jurist.judges._sentences import COHERENCE, FLUENCY, SentenceChecksJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric
-from jurist.runner._methods import Method, Reading, chosen_dimensions, seconds_of
 
 
-class SentenceChecks(Method):
+class SentenceChecks(CalibrationMethod):
     """Coherence and fluency, whichever the dataset rates (or those asked), each from its
     sentence checks' mean P(yes). An output with no text has no score."""
 
@@ -29,7 +34,7 @@ class SentenceChecks(Method):
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return SentenceChecksJudge(model, dimensions=tuple(dimensions))
 
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
         meta: Mapping[str, object] = judgment.metadata
@@ -53,4 +58,4 @@ class SentenceChecks(Method):
                 signals[f"{dimension}.p_min"] = float(p_min)
             if isinstance(checks, int):
                 signals[f"{dimension}.checks"] = float(checks)
-        return Reading(scores=scores, seconds=seconds, signals=signals)
+        return MethodScores(scores=scores, seconds=seconds, signals=signals)

@@ -1,8 +1,8 @@
 """`calibrate` through the default embedded model on the first two SummEval items: the
 rubric's scores reach the report with their latencies, and the run is stored."""
 
+from jurist.calibration import calibrate, calibration_dataset, stored_report
 from jurist.llm._get_model import get_model
-from jurist.runner._calibrate import calibrate, calibration_dataset, stored_report
 from jurist.settings import Settings
 from jurist.store import RecordStore
 from shared_data import SUMMEVAL

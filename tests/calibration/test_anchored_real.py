@@ -3,9 +3,8 @@ SummEval items: each is judged with examples from the other document only, and s
 
 import dataclasses
 
+from jurist.calibration import Anchored, calibrate, calibration_dataset
 from jurist.llm._get_model import get_model
-from jurist.runner._anchored import Anchored
-from jurist.runner._calibrate import calibrate, calibration_dataset
 from jurist.settings import Settings
 from shared_data import SUMMEVAL
 

@@ -7,13 +7,10 @@ import statistics
 import pytest
 
 from jurist import Context, Status
-from jurist.calibration import load_dataset
+from jurist.calibration import PlainRubric, Sampled, calibrate, load_dataset
 from jurist.judges import RubricResult
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from jurist.rubrics import get_rubric
-from jurist.runner._calibrate import calibrate
-from jurist.runner._methods import PlainRubric
-from jurist.runner._sampled import Sampled
 from scripted import LOGPROB_CAPABILITIES, answer, with_logprobs
 
 RUBRIC = get_rubric("summarization")

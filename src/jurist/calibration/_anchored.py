@@ -14,12 +14,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from jurist.calibration import Dataset, RatingItem
+from jurist.calibration._datasets import Dataset, RatingItem
+from jurist.calibration._methods import PlainRubric
 from jurist.core import BaseJudge, Context, Judge, JudgeKind, Judgment
 from jurist.judges import RubricJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric, RubricExample
-from jurist.runner._methods import PlainRubric
 
 # Context metadata keys that may name the evaluated item's document or the item itself.
 DOCUMENT_KEYS = ("doc_id", "group", "doc")

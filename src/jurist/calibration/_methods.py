@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from jurist.calibration import Dataset
+from jurist.calibration._datasets import Dataset
 from jurist.core import Judge, Judgment, Status
 from jurist.judges import (
     CoverageJudge,
@@ -27,7 +27,7 @@ from jurist.rubrics import Rubric
 
 
 @dataclass(frozen=True)
-class Reading:
+class MethodScores:
     """What one judgment says on the human scale: a score per dimension (None: it could not
     tell), the seconds it took, and the signals an alignment may map."""
 
@@ -36,7 +36,7 @@ class Reading:
     signals: dict[str, float] = field(default_factory=dict)
 
 
-class Method(ABC):
+class CalibrationMethod(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
 
@@ -49,7 +49,7 @@ class Method(ABC):
         """The judge that scores one item."""
 
     @abstractmethod
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         """The judgment's reading; None for a judgment that errored."""
 
     def prepare(self, dataset: Dataset) -> None:  # noqa: B027 - most methods need nothing
@@ -58,7 +58,7 @@ class Method(ABC):
         never show an item its own document's ratings."""
 
 
-class PlainRubric(Method):
+class PlainRubric(CalibrationMethod):
     name = "plain"
     description = "the rubric's criteria asked plainly, one G-Eval call each (the floor)"
 
@@ -71,7 +71,7 @@ class PlainRubric(Method):
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return RubricJudge(rubric, model, criteria=list(dimensions))
 
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
         try:
@@ -83,14 +83,14 @@ class PlainRubric(Method):
             signals[f"{criterion.criterion_name}.expected"] = criterion.expected_score
             if criterion.confidence is not None:
                 signals[f"{criterion.criterion_name}.confidence"] = criterion.confidence
-        return Reading(
+        return MethodScores(
             scores={c.criterion_name: c.expected_score for c in result.criteria_results},
             seconds=result.evaluation_time_ms / 1000,
             signals=signals,
         )
 
 
-class ClaimConsistency(Method):
+class ClaimConsistency(CalibrationMethod):
     """Consistency from claims: 1 + 4 x the aggregate of the claims' P(supported), on the
     1-5 scale of human consistency ratings. `aggregate` is `min` (one unsupported claim
     makes a summary inconsistent, which is how raters read it), `mean`, or `share` (the
@@ -112,7 +112,7 @@ class ClaimConsistency(Method):
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return FaithfulnessJudge(model)
 
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
         meta: Mapping[str, object] = judgment.metadata
@@ -121,7 +121,7 @@ class ClaimConsistency(Method):
         supported = meta.get("supported_claims")
         seconds = seconds_of(judgment)
         if not isinstance(total, int) or total == 0:
-            return Reading(scores={self.DIMENSION: None}, seconds=seconds)
+            return MethodScores(scores={self.DIMENSION: None}, seconds=seconds)
         signals: dict[str, float] = {"consistency.claims": float(total)}
         if isinstance(p_min, float | int):
             signals["consistency.p_min"] = float(p_min)
@@ -149,10 +149,10 @@ class ClaimConsistency(Method):
         )
         value = signals.get(key)
         score = None if value is None else 1.0 + 4.0 * value
-        return Reading(scores={self.DIMENSION: score}, seconds=seconds, signals=signals)
+        return MethodScores(scores={self.DIMENSION: score}, seconds=seconds, signals=signals)
 
 
-class Coverage(Method):
+class Coverage(CalibrationMethod):
     """Relevance from coverage: 1 + 4 x the mean P(covered) of the source's key facts
     (extracted once per source), on the 1-5 scale of human relevance ratings. With
     `off_topic`, 1 + 4 x the harmonic mean of that coverage and the focus (the mean P(on
@@ -171,14 +171,14 @@ class Coverage(Method):
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return CoverageJudge(model, off_topic=self.off_topic)
 
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
         meta: Mapping[str, object] = judgment.metadata
         seconds = seconds_of(judgment)
         coverage, facts = meta.get("p_covered_mean"), meta.get("key_facts")
         if not isinstance(coverage, float | int) or not isinstance(facts, int):
-            return Reading(scores={self.DIMENSION: None}, seconds=seconds)
+            return MethodScores(scores={self.DIMENSION: None}, seconds=seconds)
         covered = meta.get("covered_facts")
         signals = {"relevance.coverage": float(coverage), "relevance.key_facts": float(facts)}
         if isinstance(covered, int):
@@ -186,10 +186,12 @@ class Coverage(Method):
         signals |= _focus_signals(meta)
         combined = meta.get("relevance")
         value = float(combined) if isinstance(combined, float | int) else float(coverage)
-        return Reading(scores={self.DIMENSION: 1.0 + 4.0 * value}, seconds=seconds, signals=signals)
+        return MethodScores(
+            scores={self.DIMENSION: 1.0 + 4.0 * value}, seconds=seconds, signals=signals
+        )
 
 
-class Focus(Method):
+class Focus(CalibrationMethod):
     """Relevance from focus alone: 1 + 4 x the mean P(on topic) of the output's claims,
     each asked whether it is about one of the source's key facts. An output with no claim
     to check has no score."""
@@ -204,12 +206,12 @@ class Focus(Method):
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
         return FocusJudge(model)
 
-    def read(self, judgment: Judgment) -> Reading | None:
+    def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
         signals = _focus_signals(judgment.metadata)
         focus = signals.get("relevance.focus")
-        return Reading(
+        return MethodScores(
             scores={self.DIMENSION: None if focus is None else 1.0 + 4.0 * focus},
             seconds=seconds_of(judgment),
             signals=signals,

@@ -1,37 +1,28 @@
 """Calibration runs: a rubric judge over a ratings dataset, run and stored like any batch
-run, then the report of how its scores agree with the human ones (QV-03) and how long each
-evaluation took (QV-04)."""
+run, with the report of how its scores agree with the human ones and how long each
+evaluation took kept in the stored run's summary."""
 
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
-from jurist.calibration import (
-    Alignment,
-    CalibrationReport,
-    CostPerItem,
-    Dataset,
-    DatasetKind,
-    Target,
-    fit_alignment,
-    load_dataset,
-    ratings_report,
+from jurist.calibration._align import fit_alignment
+from jurist.calibration._datasets import Dataset, DatasetKind, load_dataset
+from jurist.calibration._method_names import method_named
+from jurist.calibration._methods import CalibrationMethod, PlainRubric
+from jurist.calibration._report import CalibrationReport, CostPerItem, Target, ratings_report
+from jurist.calibration._saved_alignments import (
+    FittedAlignment,
+    aligned_scores,
+    item_signals,
+    load_alignment,
 )
-from jurist.core import BaseJudge, Context, Judgment, Usage
-from jurist.judges import RubricJudge
+from jurist.core import Usage
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
-from jurist.runner._alignments import alignment_path
-from jurist.runner._data import dataset_from_rows
-from jurist.runner._engine import evaluate
-from jurist.runner._method_names import method_named
-from jurist.runner._methods import Method, PlainRubric
-from jurist.runner._progress import Progress
-from jurist.runner._results import RunResult
-from jurist.settings import Settings, get_settings
+from jurist.runner import Progress, RunResult, dataset_from_rows, evaluate
+from jurist.settings import get_settings
 from jurist.store import RecordStore
 
 # Where a stored run keeps its calibration report, beside the batch summary.
@@ -68,7 +59,7 @@ def rubric_dimensions(
 
 
 def judge_scores(
-    run: RunResult, method: Method | None = None
+    run: RunResult, method: CalibrationMethod | None = None
 ) -> tuple[dict[str, dict[str, float | None]], list[float]]:
     """Per item, each dimension's score by `method` (the plain rubric by default; None for
     an item that errored: a missing score, never a zero), and the seconds each scored item
@@ -103,10 +94,10 @@ async def calibrate(
     progress: Progress | None = None,
     target: Target | None = None,
     n_boot: int = 1000,
-    method: Method | str = "plain",
+    method: CalibrationMethod | str = "plain",
 ) -> Calibration:
     """Scores every item by `method` (by default the rubric's chosen criteria, G-Eval, one
-    call per criterion; see `jurist.runner._methods`) and reports the agreement with the
+    call per criterion; see `method_named`) and reports the agreement with the
     human scores. With a store, the run is stored like any `jurist eval` run (so it can be
     resumed) and the report is kept with it."""
     chosen_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
@@ -118,6 +109,24 @@ async def calibrate(
         {"id": item.id, "goal": goal, "output": item.output, "context": item.source}
         for item in dataset.ratings
     ]
+    about = f"rubric:{chosen_rubric.id}" if scorer.name == "plain" else scorer.name
+    reports: list[CalibrationReport] = []
+
+    def report_of(result: RunResult) -> dict[str, Any]:
+        scores, seconds = judge_scores(result, scorer)
+        report = ratings_report(
+            dataset,
+            scores,
+            judge=f"{about} ({', '.join(chosen)})",
+            model=model_name or _model_name(model),
+            dimensions=chosen,
+            latencies=seconds or None,
+            target=target,
+            n_boot=n_boot,
+        )
+        reports.append(report.model_copy(update={"cost": cost_per_item(result)}))
+        return {REPORT_KEY: reports[-1].model_dump(mode="json")}
+
     result = await evaluate(
         dataset_from_rows(rows),
         judge,
@@ -127,22 +136,9 @@ async def calibrate(
         name=name,
         resume=resume,
         progress=progress,
+        keep=report_of,
     )
-    scores, seconds = judge_scores(result, scorer)
-    about = f"rubric:{chosen_rubric.id}" if scorer.name == "plain" else scorer.name
-    report = ratings_report(
-        dataset,
-        scores,
-        judge=f"{about} ({', '.join(chosen)})",
-        model=model_name or _model_name(model),
-        dimensions=chosen,
-        latencies=seconds or None,
-        target=target,
-        n_boot=n_boot,
-    )
-    report = report.model_copy(update={"cost": cost_per_item(result)})
-    if store is not None and result.run_id is not None:
-        await keep_report(store, result.run_id, report)
+    report = reports[-1]
     # Saved alignments map the plain rubric's signals; other methods have other signals.
     alignments = {
         dimension: fitted
@@ -188,14 +184,6 @@ def _model_name(model: Model | str | None) -> str:
     return model if isinstance(model, str) else model.name
 
 
-async def keep_report(store: RecordStore, run_id: str, report: CalibrationReport) -> None:
-    stored = await store.get_run(run_id)
-    summary: dict[str, Any] = dict(stored.summary or {}) if stored is not None else {}
-    summary[REPORT_KEY] = report.model_dump(mode="json")
-    status = stored.status if stored is not None else "done"
-    await store.finish_run(run_id, status, summary)
-
-
 async def stored_report(store: RecordStore, run: str) -> CalibrationReport:
     """The calibration report kept with run `run` (its id or name)."""
     stored = await store.get_run(run)
@@ -205,27 +193,6 @@ async def stored_report(store: RecordStore, run: str) -> CalibrationReport:
     if REPORT_KEY not in summary:
         raise LookupError(f"run {run!r} is not a calibration run (it keeps no report)")
     return CalibrationReport.model_validate(summary[REPORT_KEY])
-
-
-# -- alignment: the judge's signals mapped to the human scale ------------------------------
-
-
-def item_signals(judgment: Judgment, method: Method | None = None) -> dict[str, float] | None:
-    """What a judgment offers an alignment (for the plain rubric: each criterion's expected
-    score and confidence, and the overall score). None for an item that errored."""
-    reading = (method or PlainRubric()).read(judgment)
-    return None if reading is None else dict(reading.signals)
-
-
-class FittedAlignment(BaseModel):
-    """An alignment with what it was fitted on, so it is never scored on its own data."""
-
-    rubric: str
-    dimension: str
-    model: str
-    dataset_sha256: str
-    n: int
-    alignment: Alignment
 
 
 def fit_rubric_alignment(
@@ -266,62 +233,3 @@ def fit_rubric_alignment(
         n=len(items),
         alignment=alignment,
     )
-
-
-def load_alignment(
-    rubric_id: str, dimension: str, settings: Settings | None = None
-) -> FittedAlignment | None:
-    """The saved alignment of a rubric's dimension, if `jurist align` made one."""
-    path = alignment_path(rubric_id, dimension, settings)
-    if not path.is_file():
-        return None
-    return FittedAlignment.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def aligned_scores(
-    run: RunResult, alignments: Mapping[str, FittedAlignment]
-) -> dict[str, dict[str, float | None]]:
-    """Per item, each aligned dimension's score on the human scale (None when the item
-    errored or lacks a signal the alignment needs)."""
-    return {
-        item_id: _aligned(item_signals(judgment), alignments)
-        for item_id, judgment in run.judgments.items()
-    }
-
-
-def _aligned(
-    signals: Mapping[str, float] | None, alignments: Mapping[str, FittedAlignment]
-) -> dict[str, float | None]:
-    row: dict[str, float | None] = {}
-    for dimension, fitted in alignments.items():
-        usable = signals is not None and all(n in signals for n in fitted.alignment.signals)
-        row[dimension] = fitted.alignment.apply(signals) if usable and signals else None
-    return row
-
-
-class AlignedJudge(BaseJudge):
-    """A rubric judge whose judgments also carry, in `metadata["aligned"]`, the score on the
-    human scale of each saved alignment of the rubric (None where the judgment lacks a
-    signal the alignment needs). The verdict and score stay the rubric's own."""
-
-    def __init__(self, judge: RubricJudge, alignments: Mapping[str, FittedAlignment]) -> None:
-        super().__init__(judge.name, judge.description)
-        self.kind = judge.kind
-        self.inner = judge
-        self.alignments = dict(alignments)
-
-    async def judge(self, ctx: Context) -> Judgment:
-        judgment = await self.inner.judge(ctx)
-        signals = item_signals(judgment)
-        if signals is None:
-            return judgment
-        aligned = _aligned(signals, self.alignments)
-        return judgment.evolve(metadata={**judgment.metadata, "aligned": aligned})
-
-
-def with_saved_alignments(
-    judge: RubricJudge, rubric_id: str, dimensions: Sequence[str], settings: Settings | None = None
-) -> AlignedJudge:
-    """`judge` with the saved alignments of `dimensions` applied to its judgments."""
-    found = {d: load_alignment(rubric_id, d, settings) for d in dimensions}
-    return AlignedJudge(judge, {d: fitted for d, fitted in found.items() if fitted is not None})

@@ -8,14 +8,20 @@ combined). Kept apart from `_methods` because the methods built on the plain rub
 
 from collections.abc import Callable
 
-from jurist.runner._anchored import Anchored
-from jurist.runner._decomposed import SentenceChecks
-from jurist.runner._methods import ClaimConsistency, Coverage, Focus, Method, PlainRubric
-from jurist.runner._sampled import Sampled
+from jurist.calibration._anchored import Anchored
+from jurist.calibration._decomposed import SentenceChecks
+from jurist.calibration._methods import (
+    CalibrationMethod,
+    ClaimConsistency,
+    Coverage,
+    Focus,
+    PlainRubric,
+)
+from jurist.calibration._sampled import Sampled
 
 
-def _no_option(method: type[Method]) -> Callable[[str, str], Method]:
-    def build(name: str, option: str) -> Method:
+def _no_option(method: type[CalibrationMethod]) -> Callable[[str, str], CalibrationMethod]:
+    def build(name: str, option: str) -> CalibrationMethod:
         if option:
             raise ValueError(f"--method {name!r}: {method.name} takes no option")
         return method()
@@ -39,7 +45,7 @@ def _off_topic(name: str, option: str) -> bool:
     return option == "focus"
 
 
-METHODS: dict[str, Callable[[str, str], Method]] = {
+METHODS: dict[str, Callable[[str, str], CalibrationMethod]] = {
     "plain": _no_option(PlainRubric),
     "claims": lambda name, option: ClaimConsistency(option) if option else ClaimConsistency(),
     "coverage": lambda name, option: Coverage(_off_topic(name, option)),
@@ -50,7 +56,7 @@ METHODS: dict[str, Callable[[str, str], Method]] = {
 }
 
 
-def method_named(name: str) -> Method:
+def method_named(name: str) -> CalibrationMethod:
     """The method called `name`; a ValueError names what is wrong with it."""
     base, _, option = name.partition(":")
     if base not in METHODS:
