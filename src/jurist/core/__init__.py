@@ -13,6 +13,7 @@ from jurist.core._compose import (
     named,
     not_,
 )
+from jurist.core._concurrency import SingleFlight, gather_ordered
 from jurist.core._context import Context
 from jurist.core._errors import JuristError
 from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe
@@ -58,12 +59,14 @@ __all__ = [
     "NotJsonSafeError",
     "NumericScore",
     "Score",
+    "SingleFlight",
     "Status",
     "StrictJsonError",
     "Usage",
     "all_of",
     "any_of",
     "combined_kind",
+    "gather_ordered",
     "judge",
     "judge_name",
     "judge_sync",

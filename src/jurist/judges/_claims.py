@@ -5,7 +5,6 @@ deterministic sentence splitter stands in, and the result says which one was use
 grounding figure never hides that it was computed on sentences instead of claims.
 """
 
-import asyncio
 import dataclasses
 import re
 from collections.abc import Mapping
@@ -15,7 +14,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import Usage
+from jurist.core import SingleFlight, Usage
 from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
 from jurist.llm import Model, ModelError
@@ -208,13 +207,10 @@ class SharedClaimExtractor(ClaimExtractor):
         template: PromptTemplate | str = "claims",
     ) -> None:
         super().__init__(model, max_claims=max_claims, template=template)
-        self._reads: dict[tuple[str, str], asyncio.Future[Claims]] = {}
+        self._reads: SingleFlight[tuple[str, str], Claims] = SingleFlight(
+            keep="all", shared=lambda claims: dataclasses.replace(claims, usage=None)
+        )
 
     async def extract(self, output: str, *, goal: str = "") -> Claims:
-        key = (output, goal)
-        read = self._reads.get(key)
-        if read is None:
-            read = self._reads[key] = asyncio.ensure_future(super().extract(output, goal=goal))
-            return await asyncio.shield(read)
-        claims = await asyncio.shield(read)
-        return dataclasses.replace(claims, usage=None)
+        read = super().extract
+        return await self._reads((output, goal), lambda: read(output, goal=goal))

@@ -5,7 +5,6 @@ probabilities the decision is P(yes), renormalised over yes/no at the answer's t
 against a threshold. Without them it is the model's answer and its stated confidence.
 """
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from jurist.core import (
     Score,
     Status,
     Usage,
+    gather_ordered,
     run_judge,
 )
 from jurist.judges._common import threshold_of
@@ -356,9 +356,7 @@ class CriteriaJudge(BaseJudge):
         return await self._separate(ctx)
 
     async def _separate(self, ctx: Context) -> Judgment:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(run_judge(judge, ctx)) for judge in self.judges]
-        results = [task.result() for task in tasks]
+        results = await gather_ordered(run_judge(judge, ctx) for judge in self.judges)
         first_call = next((r.metadata for r in results if "model" in r.metadata), {})
         extra = {key: first_call[key] for key in ("model", "parameters") if key in first_call}
         usage = Usage.total(r.usage for r in results)

@@ -6,13 +6,21 @@ A claim the passages do not support with P(supported) >= the threshold is an unv
 fact, reported with what was searched.
 """
 
-import asyncio
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Usage
+from jurist.core import (
+    BaseJudge,
+    Check,
+    Context,
+    JudgeKind,
+    Judgment,
+    NumericScore,
+    Usage,
+    gather_ordered,
+)
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor
 from jurist.judges._criteria import short_name
@@ -133,9 +141,7 @@ class FactChecker(BaseJudge):
         if not answer:
             return Judgment.abstain("no output to fact-check", metadata=base)
         claims = await self.extractor.extract(answer, goal=rag.question(ctx))
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self._check(claim, sources)) for claim in claims.claims]
-        results = [task.result() for task in tasks]
+        results = await gather_ordered(self._check(claim, sources) for claim in claims.claims)
         facts = [fact for fact, _ in results]
         usage = Usage.total([claims.usage, *(u for _, u in results)])
         return self._judgment(

@@ -12,13 +12,23 @@ so coverage and focus together cost one extraction per source, the coverage chec
 one short call per statement.
 """
 
-import asyncio
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
+from jurist.core import (
+    BaseJudge,
+    Check,
+    Context,
+    JudgeKind,
+    Judgment,
+    NumericScore,
+    SingleFlight,
+    Status,
+    Usage,
+    gather_ordered,
+)
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
 from jurist.judges._common import min_score_of, threshold_of
@@ -34,6 +44,10 @@ Statements = Literal["claims", "sentences"]
 STATEMENTS: tuple[Statements, ...] = ("claims", "sentences")
 
 
+def _unpaid(found: Claims) -> Claims:
+    return Claims(found.claims, found.extraction, None, found.fallback_cause)
+
+
 class KeyFacts:
     """The key facts of a source for a goal, extracted once per (goal, source) in this
     process: four summaries of one article pay for one extraction, and a coverage and a
@@ -41,23 +55,15 @@ class KeyFacts:
 
     def __init__(self, model: ModelRef, facts: int = KEY_FACTS) -> None:
         self.extractor = ClaimExtractor(model, max_claims=facts, template="key_facts")
-        self._found: dict[str, Claims] = {}
-        # One lock per source while it is being extracted: two judgments of one source
-        # arriving together extract once, and other sources do not wait for it.
-        self._extracting: dict[str, asyncio.Lock] = {}
+        # Two judgments of one source arriving together extract once, and other sources do
+        # not wait for it; a failed extraction is tried again by the next judgment.
+        self._found: SingleFlight[str, Claims] = SingleFlight(keep="results", shared=_unpaid)
 
     async def of(self, source: str, goal: str = "") -> Claims:
         """The key facts; their usage is reported by the first call only, so a run's cost
         counts the extraction once."""
         key = hashlib.sha256(f"{goal}\0{source}".encode()).hexdigest()
-        if key not in self._found:
-            async with self._extracting.setdefault(key, asyncio.Lock()):
-                if key not in self._found:
-                    found = self._found[key] = await self.extractor.extract(source, goal=goal)
-                    self._extracting.pop(key, None)
-                    return found
-        found = self._found[key]
-        return Claims(found.claims, found.extraction, None, found.fallback_cause)
+        return await self._found(key, lambda: self.extractor.extract(source, goal=goal))
 
     async def for_context(
         self, ctx: Context, *, judge: str
@@ -193,23 +199,19 @@ class FocusCheck:
             statements, found_by = split_sentences(output)[: self.max_statements], "sentences"
         # Created in order, so a one-at-a-time runtime answers them in order and every call
         # reuses the cached key facts at the head of its prompt.
-        async with asyncio.TaskGroup() as group:
-            tasks = [
-                group.create_task(
-                    judge_criterion(
-                        Context(goal, output=statement, context=tuple(facts)),
-                        ON_TOPIC,
-                        self.model,
-                        threshold=self.threshold,
-                        judge=judge,
-                        template=self.template,
-                    )
-                )
-                for statement in statements
-            ]
+        results = await gather_ordered(
+            judge_criterion(
+                Context(goal, output=statement, context=tuple(facts)),
+                ON_TOPIC,
+                self.model,
+                threshold=self.threshold,
+                judge=judge,
+                template=self.template,
+            )
+            for statement in statements
+        )
         checks = []
-        for statement, task in zip(statements, tasks, strict=True):
-            result = task.result()
+        for statement, result in zip(statements, results, strict=True):
             usage.append(result.usage)
             checks.append(_statement_check(statement, result))
         return FocusReport(tuple(checks), found_by, self.threshold, Usage.total(usage))

@@ -1,6 +1,5 @@
 """HybridJudge: cheap checks settle the clear cases; only the borderline ones reach a model."""
 
-import asyncio
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -15,6 +14,7 @@ from jurist.core import (
     NumericScore,
     Status,
     Usage,
+    gather_ordered,
     judge_name,
     normalize,
     require_judges,
@@ -93,7 +93,7 @@ class HybridJudge(BaseJudge):
         return expected if isinstance(expected, int) and expected >= 0 else 1
 
     async def judge(self, ctx: Context) -> Judgment:
-        results = await asyncio.gather(*(run_judge(h, ctx) for h in self.heuristics))
+        results = await gather_ordered(run_judge(h, ctx) for h in self.heuristics)
         named = [
             (judge_name(h), result) for h, result in zip(self.heuristics, results, strict=True)
         ]

@@ -7,14 +7,22 @@ for a position cancels out. With token probabilities the two orders' P(A better)
 averaged; without them a win needs both orders to agree.
 """
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import BaseJudge, CategoricalScore, Context, JudgeKind, Judgment, Status, Usage
+from jurist.core import (
+    BaseJudge,
+    CategoricalScore,
+    Context,
+    JudgeKind,
+    Judgment,
+    Status,
+    Usage,
+    gather_ordered,
+)
 from jurist.core._jsonsafe import to_json_text
 from jurist.judges._model import (
     ModelRef,
@@ -326,9 +334,7 @@ async def _ask_all(model: Model, requests: list[Request]) -> list[Response | Mod
         except ModelError as exc:
             return exc
 
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(ask(request)) for request in requests]
-    return [task.result() for task in tasks]
+    return await gather_ordered(ask(request) for request in requests)
 
 
 def _reasoning(

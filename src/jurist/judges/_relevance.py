@@ -3,10 +3,19 @@ does the answer address the question? Both are yes/no questions decided on P(yes
 way an acceptance criterion is (the question as the goal, the passage or answer as the
 output), with their own templates."""
 
-import asyncio
 from typing import Any
 
-from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
+from jurist.core import (
+    BaseJudge,
+    Check,
+    Context,
+    JudgeKind,
+    Judgment,
+    NumericScore,
+    Status,
+    Usage,
+    gather_ordered,
+)
 from jurist.judges import rag
 from jurist.judges._common import min_score_of, threshold_of
 from jurist.judges._criteria import judge_criterion
@@ -54,21 +63,17 @@ class ContextRelevanceJudge(BaseJudge):
         if isinstance(inputs, Judgment):
             return inputs
         passages = inputs.passages
-        async with asyncio.TaskGroup() as group:
-            tasks = [
-                group.create_task(
-                    judge_criterion(
-                        Context(inputs.question, output=passage),
-                        PASSAGE_RELEVANT,
-                        self.model,
-                        threshold=self.threshold,
-                        judge=self.name,
-                        template=self.template,
-                    )
-                )
-                for passage in passages
-            ]
-        results = [task.result() for task in tasks]
+        results = await gather_ordered(
+            judge_criterion(
+                Context(inputs.question, output=passage),
+                PASSAGE_RELEVANT,
+                self.model,
+                threshold=self.threshold,
+                judge=self.name,
+                template=self.template,
+            )
+            for passage in passages
+        )
         rows: list[dict[str, Any]] = []
         checks: list[Check] = []
         for index, (passage, result) in enumerate(zip(passages, results, strict=True)):

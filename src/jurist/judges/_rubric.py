@@ -1,6 +1,5 @@
 """RubricJudge: G-Eval over a rubric, one call per criterion, probability-weighted scores."""
 
-import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -9,7 +8,17 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
+from jurist.core import (
+    BaseJudge,
+    Check,
+    Context,
+    JudgeKind,
+    Judgment,
+    NumericScore,
+    Status,
+    Usage,
+    gather_ordered,
+)
 from jurist.judges._model import (
     ModelRef,
     model_error_judgment,
@@ -102,12 +111,9 @@ class RubricJudge(BaseJudge):
             model = self.model.get()
         except ModelError as exc:
             return model_error_judgment(exc, judge=self.name, prompt=None)
-        async with asyncio.TaskGroup() as group:
-            tasks = [
-                group.create_task(self._criterion(ctx, model, criterion))
-                for criterion in self.rubric.criteria
-            ]
-        outcomes = [task.result() for task in tasks]
+        outcomes = await gather_ordered(
+            self._criterion(ctx, model, criterion) for criterion in self.rubric.criteria
+        )
         elapsed_ms = int((time.perf_counter() - started) * 1000)
         usage = Usage.total(
             o.usage if isinstance(o, _Scored) else o.judgment.usage for o in outcomes

@@ -16,7 +16,6 @@ local runtime's prompt cache evaluates the output once and each further check co
 last lines and a handful of generated tokens.
 """
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,7 +23,16 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Usage
+from jurist.core import (
+    BaseJudge,
+    Check,
+    Context,
+    JudgeKind,
+    Judgment,
+    NumericScore,
+    Usage,
+    gather_ordered,
+)
 from jurist.judges._claims import split_sentences
 from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
@@ -204,9 +212,7 @@ class SentenceChecksJudge(BaseJudge):
             return self._errored(failed, None, base)
         # Created in order, so the calls reach a one-at-a-time runtime in order: the checks
         # of one dimension follow each other and share their prompt up to the last line.
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self._ask(model, output, q)) for q in asked]
-        results = [task.result() for task in tasks]
+        results = await gather_ordered(self._ask(model, output, q) for q in asked)
         checks = [check for check, _, _ in results]
         usage = Usage.total(used for _, used, _ in results)
         first_call = next((meta for _, _, meta in results if meta), {})

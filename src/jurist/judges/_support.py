@@ -7,7 +7,6 @@ also quotes the sentence it relied on, and jurist checks the quote is really in 
 with `require_quote` (the default) a claim counts as supported only with a quote that is.
 """
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -15,7 +14,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import Usage
+from jurist.core import Usage, gather_ordered
 from jurist.judges._common import threshold_of
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
 from jurist.judges._model import ModelRef, call_metadata, request_for
@@ -215,9 +214,7 @@ class ClaimVerifier:
             return SupportReport(tuple(failed), None, {"mode": self._mode})
         if self.options.together:
             return await self._together(model, claims, source)
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self._one(model, claim, source)) for claim in claims]
-        results = [task.result() for task in tasks]
+        results = await gather_ordered(self._one(model, claim, source) for claim in claims)
         first = next((meta for _, _, meta in results if meta), {})
         return SupportReport(
             tuple(check for check, _, _ in results),

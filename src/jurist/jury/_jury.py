@@ -1,6 +1,5 @@
 """Jury: several judges vote, a strategy aggregates their judgments into one verdict."""
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -11,6 +10,7 @@ from jurist.core import (
     Judgment,
     Usage,
     combined_kind,
+    gather_ordered,
     judge_name,
     require_judges,
     run_sync,
@@ -108,18 +108,9 @@ class Jury(BaseJudge):
         return [await cast(member, ctx) for member in self.judges]
 
     async def _concurrently(self, ctx: Context) -> list[tuple[Judgment, Verdict | None]]:
-        limit = asyncio.Semaphore(self.max_concurrency) if self.max_concurrency else None
-
-        async def bounded(member: Judge) -> tuple[Judgment, Verdict | None]:
-            if limit is None:
-                return await cast(member, ctx)
-            async with limit:
-                return await cast(member, ctx)
-
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(bounded(member)) for member in self.judges]
-        # Tasks were created in the judges' order; completion order does not matter.
-        return [task.result() for task in tasks]
+        return await gather_ordered(
+            (cast(member, ctx) for member in self.judges), limit=self.max_concurrency or None
+        )
 
     def _aggregate(self, ballots: Sequence[Ballot]) -> Judgment:
         strategy = judge_name(self.strategy)

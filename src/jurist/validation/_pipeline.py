@@ -8,14 +8,13 @@ confidences; quality_score = the quality layer's score, or 0.5 when quality was 
 for (the spec's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
 """
 
-import asyncio
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.core import Judge, Judgment, JuristError, Usage
+from jurist.core import Judge, Judgment, JuristError, Usage, gather_ordered
 from jurist.judges import (
     CriteriaJudge,
     FactChecker,
@@ -205,7 +204,7 @@ class Validator:
             elif model is not None and claims is not None:
                 jobs.append(self._model_job(layer, request, model, claims))
         # Deterministic layers finish at once; model layers share the model's own limits.
-        ran = await asyncio.gather(*(run_layer(layer, j, ctx, r) for layer, j, r in jobs))
+        ran = await gather_ordered(run_layer(layer, j, ctx, r) for layer, j, r in jobs)
         by_layer = {o.layer: o for o in [*ran, *broken]}
         return tuple(by_layer[layer] for layer in request.validation_types)
 
