@@ -13,6 +13,7 @@ from jurist import (
     Status,
     Usage,
     normalize,
+    normalized_score,
 )
 
 
@@ -175,3 +176,11 @@ def test_usage_counts_calls_and_cache_hits():
     assert (total.calls, total.cached_calls) == (2, 1)
     with pytest.raises(ValidationError, match="cached_calls"):
         Usage(calls=1, cached_calls=2)
+
+
+def test_normalized_score_is_the_score_in_0_to_1_or_none() -> None:
+    assert normalized_score(Judgment.ok(score=NumericScore(4.0, 1.0, 5.0))) == 0.75
+    assert normalized_score(Judgment.fail(score=BooleanScore(False))) == 0.0
+    assert normalized_score(Judgment.ok()) is None
+    categorical = Judgment.ok(score=CategoricalScore("good", ("good", "bad")))
+    assert normalized_score(categorical) is None

@@ -26,7 +26,7 @@ from jurist.core._judge import (
     run_judge,
     run_sync,
 )
-from jurist.core._judgment import Check, Judgment, Usage
+from jurist.core._judgment import Check, Judgment, Usage, normalized_score
 from jurist.core._record import JsonRoundTrip, record
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
 from jurist.core._status import ExecutionStatus, JudgeKind, Status
@@ -73,6 +73,7 @@ __all__ = [
     "loads_strict",
     "named",
     "normalize",
+    "normalized_score",
     "not_",
     "record",
     "require_judges",

@@ -10,7 +10,7 @@ from pydantic import field_serializer, field_validator
 
 from jurist.core._jsonsafe import to_json_safe
 from jurist.core._record import JsonRoundTrip, record
-from jurist.core._scores import Score
+from jurist.core._scores import Score, normalize
 from jurist.core._status import Status
 
 
@@ -222,6 +222,17 @@ class Judgment(JsonRoundTrip):
     def evolve(self, **changes: Any) -> Self:
         """A copy with some fields changed (validated like a new judgment)."""
         return replace(self, **changes)
+
+
+def normalized_score(judgment: Judgment) -> float | None:
+    """The judgment's score in 0..1 (`normalize`); None without a score, or for a
+    categorical one, which has no number without a category map."""
+    if judgment.score is None:
+        return None
+    try:
+        return normalize(judgment.score)
+    except ValueError:
+        return None
 
 
 def _freeze(value: Any) -> Any:

@@ -16,7 +16,7 @@ from jurist.core import (
     Usage,
     gather_ordered,
     judge_name,
-    normalize,
+    normalized_score,
     require_judges,
     run_judge,
 )
@@ -43,11 +43,10 @@ def _value(judgment: Judgment) -> float | None:
     None for an abstention, which is left out of the mean."""
     if judgment.status is Status.ABSTAIN:
         return None
-    if judgment.score is not None:
-        try:
-            return normalize(judgment.score)
-        except ValueError:
-            pass  # a categorical score has no 0..1 value of its own: the status speaks
+    value = normalized_score(judgment)
+    if value is not None:
+        return value
+    # No score, or a categorical one with no 0..1 value of its own: the status speaks.
     return 1.0 if judgment.status is Status.PASS else 0.0
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jurist.core import Context, Judge, Judgment, Status
+from jurist.core import Context, Judge, Judgment, NumericScore, Status, normalize
 from jurist.judges import RubricResult
 from jurist.rubrics import Rubric
 from jurist.validation._models import IssueType, Severity, ValidationIssue, ValidationType
@@ -212,7 +212,7 @@ def quality_reader(rubric: Rubric, min_score: float) -> Reader:
         result = RubricResult.from_judgment(judgment)
         issues = []
         for criterion in result.criteria_results:
-            score = normalised(criterion.expected_score)
+            score = round(normalize(NumericScore(criterion.expected_score, 1.0, 5.0)), 4)
             if score < min_score:
                 issues.append(
                     ValidationIssue(
@@ -229,10 +229,6 @@ def quality_reader(rubric: Rubric, min_score: float) -> Reader:
         )
 
     return read
-
-
-def normalised(score_1_to_5: float) -> float:
-    return round((score_1_to_5 - 1.0) / 4.0, 4)
 
 
 def merged_issues(outcomes: Sequence[LayerOutcome]) -> list[ValidationIssue]:
