@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jurist.calibration import DatasetError, DatasetKind, load_dataset
+from jurist.calibration import CalibrationDatasetError, DatasetKind, load_dataset
 from shared_data import SUMMEVAL
 
 
@@ -80,7 +80,7 @@ def test_pairwise_labels_are_normalised(tmp_path):
     dataset = load_dataset(path)
     assert dataset.kind is DatasetKind.PAIRWISE
     assert [item.label for item in dataset.pairwise] == ["A", "B", "tie"]
-    with pytest.raises(DatasetError, match="is a pairwise dataset, not ratings"):
+    with pytest.raises(CalibrationDatasetError, match="is a pairwise dataset, not ratings"):
         _ = dataset.ratings
 
 
@@ -90,7 +90,7 @@ def test_a_score_outside_the_scale_names_file_line_and_field(tmp_path):
         _rating("a"),
         _rating("b", human_scores={"coherence": 7.0}),
     )
-    with pytest.raises(DatasetError) as caught:
+    with pytest.raises(CalibrationDatasetError) as caught:
         load_dataset(path)
     assert str(caught.value) == (
         f"{path}:2: human_scores.coherence: 7.0 is outside the scale [1, 5]"
@@ -123,14 +123,14 @@ def test_a_score_outside_the_scale_names_file_line_and_field(tmp_path):
 )
 def test_bad_fields_are_named(tmp_path, record, problem):
     path = _jsonl(tmp_path / "bad.jsonl", record)
-    with pytest.raises(DatasetError, match=f"^{path}:1: ") as caught:
+    with pytest.raises(CalibrationDatasetError, match=f"^{path}:1: ") as caught:
         load_dataset(path)
     assert problem in str(caught.value)
 
 
 def test_duplicate_ids_name_both_lines(tmp_path):
     path = _jsonl(tmp_path / "d.jsonl", _rating("a"), _rating("b"), _rating("a"))
-    with pytest.raises(DatasetError) as caught:
+    with pytest.raises(CalibrationDatasetError) as caught:
         load_dataset(path)
     assert str(caught.value) == f"{path}:3: id: 'a' is already used on line 1"
 
@@ -138,23 +138,25 @@ def test_duplicate_ids_name_both_lines(tmp_path):
 def test_an_empty_file_is_an_error(tmp_path):
     path = tmp_path / "empty.jsonl"
     path.write_text("\n  \n", encoding="utf-8")
-    with pytest.raises(DatasetError, match="has no records"):
+    with pytest.raises(CalibrationDatasetError, match="has no records"):
         load_dataset(path)
 
 
 def test_invalid_json_and_non_objects_name_the_line(tmp_path):
     path = tmp_path / "broken.jsonl"
     path.write_text(json.dumps(_rating("a")) + "\n\n{not json\n", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"broken\.jsonl:3: not valid JSON"):
+    with pytest.raises(CalibrationDatasetError, match=r"broken\.jsonl:3: not valid JSON"):
         load_dataset(path)
     path.write_text("[1, 2]\n", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"broken\.jsonl:1: expected a JSON object, got list"):
+    with pytest.raises(
+        CalibrationDatasetError, match=r"broken\.jsonl:1: expected a JSON object, got list"
+    ):
         load_dataset(path)
 
 
 def test_an_unknown_kind_and_an_unrecognisable_record_are_errors(tmp_path):
     path = _jsonl(tmp_path / "x.jsonl", {"id": "a", "text": "t"})
-    with pytest.raises(DatasetError, match="cannot tell the dataset kind"):
+    with pytest.raises(CalibrationDatasetError, match="cannot tell the dataset kind"):
         load_dataset(path)
     with pytest.raises(ValueError, match="kind: 'scores' is not one of"):
         load_dataset(path, kind="scores")
@@ -162,12 +164,14 @@ def test_an_unknown_kind_and_an_unrecognisable_record_are_errors(tmp_path):
 
 def test_a_given_kind_checks_every_record_for_its_fields(tmp_path):
     path = _jsonl(tmp_path / "r.jsonl", _rating("a"))
-    with pytest.raises(DatasetError, match=r":1: context: missing \(a binary record needs"):
+    with pytest.raises(
+        CalibrationDatasetError, match=r":1: context: missing \(a binary record needs"
+    ):
         load_dataset(path, kind="binary")
 
 
 def test_a_missing_file_is_a_dataset_error(tmp_path):
-    with pytest.raises(DatasetError, match="cannot read the file"):
+    with pytest.raises(CalibrationDatasetError, match="cannot read the file"):
         load_dataset(tmp_path / "nope.jsonl")
 
 
@@ -190,8 +194,8 @@ def test_csv_reads_nested_fields_as_json_text(tmp_path):
 def test_csv_errors_name_the_line_counting_the_header(tmp_path):
     path = tmp_path / "b.csv"
     path.write_text("id,context,output,label\na,c,o,yes\nb,c,o,perhaps\n", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"b\.csv:3: label: expected"):
+    with pytest.raises(CalibrationDatasetError, match=r"b\.csv:3: label: expected"):
         load_dataset(path)
     path.write_text('id,source,output,human_scores,scale\na,s,o,{bad},"[1, 5]"\n', encoding="utf-8")
-    with pytest.raises(DatasetError, match=r":2: human_scores: not valid JSON text"):
+    with pytest.raises(CalibrationDatasetError, match=r":2: human_scores: not valid JSON text"):
         load_dataset(path)

@@ -7,9 +7,9 @@ import pytest
 
 from jurist.calibration import (
     CalibrationReport,
+    CalibrationVerdict,
     Dataset,
     Target,
-    Verdict,
     binary_report,
     compare_reports,
     load_dataset,
@@ -60,12 +60,12 @@ def test_a_judge_that_matches_the_humans_passes_with_intervals_and_a_verdict_lin
     report = ratings_report(ratings, scores, judge="copycat", model="none", **FAST)
     assert list(report.dimensions) == ["coherence"]  # the only dimension the judge scored
     result = report.dimensions["coherence"]
-    assert result.verdict is Verdict.PASS
+    assert result.verdict is CalibrationVerdict.PASS
     assert result.correlations.per_group is not None
     assert result.correlations.per_group.groups_used == 6
     assert result.agreement.kappa.value == pytest.approx(1.0)
     assert result.agreement.alpha.value == pytest.approx(1.0)
-    assert report.verdict is Verdict.PASS
+    assert report.verdict is CalibrationVerdict.PASS
     markdown = report.to_markdown()
     assert "+1.00 [+1.00, +1.00]" in markdown
     assert "**Verdict: PASS** (Pearson (pooled) >= 0.70)" in markdown
@@ -75,9 +75,9 @@ def test_a_judge_that_matches_the_humans_passes_with_intervals_and_a_verdict_lin
 def test_one_failing_dimension_fails_the_report_and_is_named(ratings):
     scores = _perfect_coherence_reversed_fluency(ratings)
     report = ratings_report(ratings, scores, judge="half", model="m", **FAST)
-    assert report.dimensions["coherence"].verdict is Verdict.PASS
-    assert report.dimensions["fluency"].verdict is Verdict.FAIL
-    assert report.verdict is Verdict.FAIL
+    assert report.dimensions["coherence"].verdict is CalibrationVerdict.PASS
+    assert report.dimensions["fluency"].verdict is CalibrationVerdict.FAIL
+    assert report.verdict is CalibrationVerdict.FAIL
     assert report.reason == "fluency: Pearson (pooled) -1.00 < 0.70"
     assert "**Verdict: FAIL**" in report.to_markdown()
 
@@ -86,7 +86,7 @@ def test_the_target_can_name_another_coefficient_level_and_the_lower_bound(ratin
     scores = {item.id: {"coherence": item.human_scores["coherence"]} for item in ratings.ratings}
     strict = Target(metric="kendall", level="per_group", threshold=0.99, use_lower_bound=True)
     report = ratings_report(ratings, scores, judge="j", model="m", target=strict, **FAST)
-    assert report.verdict is Verdict.PASS
+    assert report.verdict is CalibrationVerdict.PASS
     assert report.target.describe() == "lower bound of Kendall (per document) >= 0.99"
     with pytest.raises(ValueError, match=r"target\.metric: 'auc' is not one of pearson"):
         ratings_report(ratings, scores, judge="j", model="m", target=Target(metric="auc"))
@@ -95,7 +95,7 @@ def test_the_target_can_name_another_coefficient_level_and_the_lower_bound(ratin
 def test_an_undefined_correlation_fails_with_its_reason(ratings):
     scores = {item.id: {"coherence": 3.0} for item in ratings.ratings}
     report = ratings_report(ratings, scores, judge="flat", model="m", **FAST)
-    assert report.verdict is Verdict.FAIL
+    assert report.verdict is CalibrationVerdict.FAIL
     assert "the judge scores are constant" in report.reason
     assert "NaN" not in report.to_json()
 
@@ -165,7 +165,7 @@ def test_binary_report_judges_balanced_accuracy_and_plots_a_confusion_matrix(bin
     assert report.binary is not None
     assert report.binary.auc.value == pytest.approx(1.0)
     assert report.binary.balanced_accuracy.value == pytest.approx((4 / 5 + 1) / 2)
-    assert report.verdict is Verdict.PASS
+    assert report.verdict is CalibrationVerdict.PASS
     assert report.agreement is not None
     assert report.agreement.alpha_level == "nominal"
     markdown = report.to_markdown()
@@ -207,7 +207,7 @@ def test_pairwise_report_with_position_consistency(pairwise, tmp_path):
     assert report.pairwise.accuracy.value == pytest.approx(6 / 7)
     assert report.pairwise.position_consistency is not None
     assert report.pairwise.position_consistency.value == pytest.approx(4 / 8)  # its B answers
-    assert report.verdict is Verdict.PASS
+    assert report.verdict is CalibrationVerdict.PASS
     assert "| position consistency | 0.50 [" in report.to_markdown()
     assert report.plot(tmp_path / "pairs.png").read_bytes()[:8] == PNG_MAGIC
 
@@ -268,7 +268,7 @@ def test_summeval_with_a_perfect_judge_passes_qv03():
     report = ratings_report(
         dataset, scores, judge="oracle", model="none", n_boot=20, created_at=WHEN
     )
-    assert report.verdict is Verdict.PASS
+    assert report.verdict is CalibrationVerdict.PASS
     assert report.dataset.n == 100
     assert list(report.dimensions) == ["coherence", "consistency", "fluency", "relevance"]
 

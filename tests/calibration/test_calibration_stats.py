@@ -7,8 +7,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from jurist.calibration import (
+    CalibrationVerdict,
     Estimate,
-    Verdict,
     binary_metrics,
     cohen_kappa,
     correlations,
@@ -221,11 +221,13 @@ def test_latency_p95_and_the_qv04_verdict():
     assert found.p95 == pytest.approx(95.05)
     assert found.p50 == pytest.approx(50.5)
     assert (found.n, found.max, found.mean) == (100, 100.0, pytest.approx(50.5))
-    assert found.verdict is Verdict.FAIL
+    assert found.verdict is CalibrationVerdict.FAIL
     fast = latency_summary([1.0] * 19 + [100.0])
     assert fast.p95 == pytest.approx(1 + 0.05 * 99)
-    assert fast.verdict is Verdict.PASS
-    assert latency_summary([30.0] * 3).verdict is Verdict.FAIL  # the bar is strictly below 30 s
+    assert fast.verdict is CalibrationVerdict.PASS
+    assert (
+        latency_summary([30.0] * 3).verdict is CalibrationVerdict.FAIL
+    )  # the bar is strictly below 30 s
     with pytest.raises(ValueError, match=r"seconds\[1\]: -1.0 is not a finite time"):
         latency_summary([1.0, -1.0])
     with pytest.raises(ValueError, match="no timings"):

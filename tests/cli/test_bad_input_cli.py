@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from jurist.calibration import DatasetError as CalibrationDatasetError
+from jurist.calibration import CalibrationDatasetError
 from jurist.calibration import load_dataset as load_calibration
 from jurist.cli import app
 from jurist.runner import DatasetError, load_dataset

@@ -33,8 +33,8 @@ from jurist.calibration._calibrate import (
 from jurist.calibration._choose import FoldChoice, choose_out_of_fold
 from jurist.calibration._datasets import (
     BinaryItem,
+    CalibrationDatasetError,
     Dataset,
-    DatasetError,
     DatasetItem,
     DatasetKind,
     PairwiseItem,
@@ -42,6 +42,17 @@ from jurist.calibration._datasets import (
     load_dataset,
 )
 from jurist.calibration._decomposed import SentenceChecks
+from jurist.calibration._estimates import (
+    BinaryMetrics,
+    CalibrationVerdict,
+    ConfusionCounts,
+    Correlations,
+    CorrelationSet,
+    Estimate,
+    GroupCorrelations,
+    LatencySummary,
+    PairwiseMetrics,
+)
 from jurist.calibration._method_names import METHODS, method_named
 from jurist.calibration._methods import (
     CalibrationMethod,
@@ -66,18 +77,22 @@ from jurist.calibration._position import (
 from jurist.calibration._report import (
     Agreement,
     CalibrationReport,
-    Change,
     CostPerItem,
     DatasetInfo,
     DimensionResult,
     Point,
-    ReportComparison,
     Target,
-    binary_report,
-    compare_reports,
     default_target,
+)
+from jurist.calibration._report_builders import (
+    binary_report,
     pairwise_report,
     ratings_report,
+)
+from jurist.calibration._report_compare import (
+    Change,
+    ReportComparison,
+    compare_reports,
 )
 from jurist.calibration._sampled import Sampled, SampledJudge
 from jurist.calibration._saved_alignments import (
@@ -90,15 +105,6 @@ from jurist.calibration._saved_alignments import (
     with_saved_alignments,
 )
 from jurist.calibration._stats import (
-    BinaryMetrics,
-    ConfusionCounts,
-    Correlations,
-    CorrelationSet,
-    Estimate,
-    GroupCorrelations,
-    LatencySummary,
-    PairwiseMetrics,
-    Verdict,
     binary_metrics,
     cohen_kappa,
     correlations,
@@ -120,8 +126,10 @@ __all__ = [
     "BinaryItem",
     "BinaryMetrics",
     "Calibration",
+    "CalibrationDatasetError",
     "CalibrationMethod",
     "CalibrationReport",
+    "CalibrationVerdict",
     "Change",
     "ClaimConsistency",
     "ConfusionCounts",
@@ -130,7 +138,6 @@ __all__ = [
     "CostPerItem",
     "Coverage",
     "Dataset",
-    "DatasetError",
     "DatasetInfo",
     "DatasetItem",
     "DatasetKind",
@@ -156,7 +163,6 @@ __all__ = [
     "SampledJudge",
     "SentenceChecks",
     "Target",
-    "Verdict",
     "aligned_scores",
     "alignment_path",
     "binary_metrics",

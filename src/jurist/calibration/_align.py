@@ -15,7 +15,12 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from jurist.calibration._stats import Correlations, correlations
+from jurist.calibration._estimates import (
+    Correlations,
+)
+from jurist.calibration._stats import (
+    correlations,
+)
 
 try:
     import numpy as np

@@ -11,7 +11,14 @@ from jurist.calibration._align import fit_alignment
 from jurist.calibration._datasets import Dataset, DatasetKind, load_dataset
 from jurist.calibration._method_names import method_named
 from jurist.calibration._methods import CalibrationMethod, PlainRubric
-from jurist.calibration._report import CalibrationReport, CostPerItem, Target, ratings_report
+from jurist.calibration._report import (
+    CalibrationReport,
+    CostPerItem,
+    Target,
+)
+from jurist.calibration._report_builders import (
+    ratings_report,
+)
 from jurist.calibration._saved_alignments import (
     FittedAlignment,
     aligned_scores,

@@ -37,8 +37,9 @@ class DatasetKind(StrEnum):
     PAIRWISE = "pairwise"
 
 
-class DatasetError(JuristError, ValueError):
-    """A dataset that cannot be read. `location` is the file, or `file:line` for one record;
+class CalibrationDatasetError(JuristError, ValueError):
+    """A dataset of human judgments that cannot be read (a batch run's rows fail with
+    `jurist.runner.DatasetError` instead). `location` is the file, or `file:line` for one record;
     the message names the field and the problem."""
 
     def __init__(self, location: str, problem: str) -> None:
@@ -138,7 +139,7 @@ class Dataset:
 
     def _of(self, cls: type[_Item], kind: DatasetKind) -> Iterator[_Item]:
         if self.kind is not kind:
-            raise DatasetError(str(self.path), f"is a {self.kind} dataset, not {kind}")
+            raise CalibrationDatasetError(str(self.path), f"is a {self.kind} dataset, not {kind}")
         for item in self.items:
             assert isinstance(item, cls)  # load_dataset makes every item of the file's kind
             yield item
@@ -171,8 +172,9 @@ class _FieldError(JuristError):
 def load_dataset(path: str | Path, kind: DatasetKind | str | None = None) -> Dataset:
     """Read a calibration dataset from JSONL (or CSV when the name ends in .csv).
 
-    `kind` None tells the kind from the first record's fields. Raises `DatasetError` naming
-    `path:line` and the field for a bad record, a duplicate id, or an empty file.
+    `kind` None tells the kind from the first record's fields. Raises
+    `CalibrationDatasetError` naming `path:line` and the field for a bad record, a duplicate
+    id, or an empty file.
     """
     path = Path(path)
     where = str(path)
@@ -180,11 +182,15 @@ def load_dataset(path: str | Path, kind: DatasetKind | str | None = None) -> Dat
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise DatasetError(where, f"cannot read the file: {exc.strerror or exc}") from None
+        raise CalibrationDatasetError(
+            where, f"cannot read the file: {exc.strerror or exc}"
+        ) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DatasetError(where, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise CalibrationDatasetError(
+            where, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     records = (
         _csv_records(text, where) if path.suffix.lower() == ".csv" else _jsonl_records(text, where)
     )
@@ -198,15 +204,15 @@ def load_dataset(path: str | Path, kind: DatasetKind | str | None = None) -> Dat
         try:
             item = _parse_item(record, wanted)
         except _FieldError as exc:
-            raise DatasetError(location, str(exc)) from None
+            raise CalibrationDatasetError(location, str(exc)) from None
         if item.id in first_line_of:
-            raise DatasetError(
+            raise CalibrationDatasetError(
                 location, f"id: {item.id!r} is already used on line {first_line_of[item.id]}"
             )
         first_line_of[item.id] = line
         items.append(item)
     if not items or wanted is None:
-        raise DatasetError(where, "the file has no records")
+        raise CalibrationDatasetError(where, "the file has no records")
     return Dataset(path, wanted, tuple(items), hashlib.sha256(data).hexdigest())
 
 
@@ -227,9 +233,9 @@ def _jsonl_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]
         except StrictJsonError as exc:
             problem = exc.problem.removeprefix("not valid JSON: ")
             problem = f"{exc.path}: {problem}" if exc.path else f"not valid JSON: {problem}"
-            raise DatasetError(f"{where}:{number}", problem) from None
+            raise CalibrationDatasetError(f"{where}:{number}", problem) from None
         if not isinstance(record, dict):
-            raise DatasetError(
+            raise CalibrationDatasetError(
                 f"{where}:{number}", f"expected a JSON object, got {type(record).__name__}"
             )
         yield number, record
@@ -242,7 +248,9 @@ def _csv_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
         for row in reader:
             start, last_line = last_line + 1, reader.line_num
             if None in row:
-                raise DatasetError(f"{where}:{start}", "more cells than the header has columns")
+                raise CalibrationDatasetError(
+                    f"{where}:{start}", "more cells than the header has columns"
+                )
             record: dict[str, Any] = {}
             for name, cell in row.items():
                 if cell is None or (cell == "" and name not in _TEXT_FIELDS):
@@ -253,7 +261,7 @@ def _csv_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
                     except StrictJsonError as exc:
                         field = f"{name}{'' if exc.path.startswith('[') else '.'}{exc.path}"
                         problem = exc.problem.removeprefix("not valid JSON: ")
-                        raise DatasetError(
+                        raise CalibrationDatasetError(
                             f"{where}:{start}",
                             f"{field}: {problem}"
                             if exc.path
@@ -264,7 +272,7 @@ def _csv_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
             if record:
                 yield start, record
     except csv.Error as exc:
-        raise DatasetError(f"{where}:{reader.line_num}", f"bad CSV: {exc}") from None
+        raise CalibrationDatasetError(f"{where}:{reader.line_num}", f"bad CSV: {exc}") from None
 
 
 def _detect_kind(record: Mapping[str, Any], location: str) -> DatasetKind:
@@ -274,7 +282,7 @@ def _detect_kind(record: Mapping[str, Any], location: str) -> DatasetKind:
         return DatasetKind.PAIRWISE
     if "label" in record:
         return DatasetKind.BINARY
-    raise DatasetError(
+    raise CalibrationDatasetError(
         location,
         "cannot tell the dataset kind: expected human_scores (ratings), "
         "output_a and output_b (pairwise) or label (binary)",

@@ -1,4 +1,4 @@
-"""Position bias of a pairwise judge: measured, and calibrated out of fold (issue #9).
+"""Position bias of a pairwise judge: measured, and calibrated out of fold.
 
 A pairwise judge asked in both orders gives, per pair, two readings of P(first shown is
 better): one with A shown first (AB), one with B shown first (BA). A judge without position
@@ -31,7 +31,12 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 from scipy.special import expit, logit
 
-from jurist.calibration._stats import Estimate, IntArray, _Boot, _metric_estimates
+from jurist.calibration._estimates import (
+    Estimate,
+    IntArray,
+    _Boot,
+    _metric_estimates,
+)
 
 PositionLabel = Literal["A", "B"]
 # A reading of exactly 0 or 1 has an infinite logit; for fitting the offset it counts as

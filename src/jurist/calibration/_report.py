@@ -1,36 +1,31 @@
-"""The calibration report: how well a judge agrees with humans on one dataset, against the
-spec's QV-03 bar (Pearson >= 0.7, pooled, by default), with QV-04 latency when timed.
+"""The calibration report: how well a judge agrees with humans on one dataset, against a
+target (by default Pearson >= 0.7, pooled), with latency when timed; its markdown and its
+plot.
 
 Build one with `ratings_report`, `binary_report` or `pairwise_report`; it round-trips
-through JSON, renders as markdown, plots to PNG, and two reports compare (drift).
+through JSON, renders as markdown, plots to PNG, and two reports compare
+(`compare_reports`).
 """
 
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jurist.calibration._datasets import Dataset, DatasetKind, RatingItem
-from jurist.calibration._stats import (
+from jurist.calibration._datasets import Dataset, DatasetKind
+from jurist.calibration._estimates import (
     BINARY_METRICS,
     COEFFICIENTS,
     PAIRWISE_METRICS,
     AlphaLevel,
     BinaryMetrics,
+    CalibrationVerdict,
     Correlations,
     Estimate,
     KappaWeights,
     LatencySummary,
     PairwiseMetrics,
-    Verdict,
-    binary_metrics,
-    cohen_kappa,
-    correlations,
-    krippendorff_alpha,
-    latency_summary,
-    pairwise_metrics,
 )
 
 Level = Literal["pooled", "per_group"]
@@ -56,7 +51,7 @@ _SIGNED = frozenset(COEFFICIENTS)
 
 
 class Target(BaseModel):
-    """The bar a judge must meet: `metric` >= `threshold`. The default is QV-03: Pearson,
+    """The bar a judge must meet: `metric` >= `threshold`. The default: Pearson,
     pooled over all items, >= 0.7. `level` applies to correlations only; with
     `use_lower_bound` the interval's lower end must meet the bar, not only the estimate."""
 
@@ -80,23 +75,23 @@ class Target(BaseModel):
             known = ", ".join(_METRICS[kind])
             raise ValueError(f"target.metric: {self.metric!r} is not one of {known} ({kind})")
 
-    def assess(self, estimate: Estimate) -> tuple[Verdict, str]:
+    def assess(self, estimate: Estimate) -> tuple[CalibrationVerdict, str]:
         """PASS or FAIL for one estimate, and a sentence saying why."""
         name = self.describe().rsplit(" >= ", 1)[0]
         measured = estimate.low if self.use_lower_bound else estimate.value
         if measured is None:
             missing = "undefined" if estimate.value is None else "without an interval"
             because = f": {estimate.reason}" if estimate.reason else ""
-            return Verdict.FAIL, f"{name} is {missing}{because}"
+            return CalibrationVerdict.FAIL, f"{name} is {missing}{because}"
         signed = self.metric in _SIGNED
         shown = f"{measured:+.2f}" if signed else f"{measured:.2f}"
         if measured >= self.threshold:
-            return Verdict.PASS, f"{name} {shown} >= {self.threshold:.2f}"
-        return Verdict.FAIL, f"{name} {shown} < {self.threshold:.2f}"
+            return CalibrationVerdict.PASS, f"{name} {shown} >= {self.threshold:.2f}"
+        return CalibrationVerdict.FAIL, f"{name} {shown} < {self.threshold:.2f}"
 
 
 def default_target(kind: DatasetKind) -> Target:
-    """QV-03's bar of 0.7, on Pearson (ratings), balanced accuracy (binary) or accuracy
+    """The bar of 0.7, on Pearson (ratings), balanced accuracy (binary) or accuracy
     (pairwise)."""
     metric = {"ratings": "pearson", "binary": "balanced_accuracy", "pairwise": "accuracy"}
     return Target(metric=metric[kind.value])
@@ -142,7 +137,7 @@ class DimensionResult(BaseModel):
 
     correlations: Correlations
     agreement: Agreement
-    verdict: Verdict
+    verdict: CalibrationVerdict
     reason: str
     points: list[Point]
     # How the judge's score tells the outputs humans rated at the top of the scale from the
@@ -170,8 +165,8 @@ class CostPerItem(BaseModel):
 class CalibrationReport(BaseModel):
     """One judge (and model) against one dataset's human ratings.
 
-    `verdict` is QV-03's: PASS when every dimension (or, for binary and pairwise data, the
-    one metric) meets `target`. QV-04's latency verdict is `latency.verdict`, separately.
+    `verdict`: PASS when every dimension (or, for binary and pairwise data, the one metric)
+    meets `target`. The latency verdict is `latency.verdict`, separately.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -189,7 +184,7 @@ class CalibrationReport(BaseModel):
     agreement: Agreement | None = None
     latency: LatencySummary | None = None
     cost: CostPerItem | None = None
-    verdict: Verdict
+    verdict: CalibrationVerdict
     reason: str
     created_at: datetime
 
@@ -207,257 +202,6 @@ class CalibrationReport(BaseModel):
         """Write a PNG: human vs judge scatter per dimension (ratings) or the confusion
         matrix (binary, pairwise). Uses matplotlib's Agg canvas, never a display."""
         return _plot(self, Path(path))
-
-
-# --- building reports ------------------------------------------------------------------
-
-
-def ratings_report(
-    dataset: Dataset,
-    judge_scores: Mapping[str, Mapping[str, float | None]],
-    *,
-    judge: str,
-    model: str,
-    dimensions: Sequence[str] | None = None,
-    latencies: Sequence[float] | None = None,
-    target: Target | None = None,
-    kappa_weights: KappaWeights = "quadratic",
-    alpha_level: AlphaLevel = "interval",
-    n_boot: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    created_at: datetime | None = None,
-) -> CalibrationReport:
-    """The report for a ratings dataset. `judge_scores` maps item id -> {dimension: score};
-    an item or dimension it lacks (or None) is a missing judge score, counted, never a zero.
-
-    `dimensions` None takes every dataset dimension the judge scored. Correlations are
-    pooled and per document (`doc_id`); kappa uses `kappa_weights` on scores rounded to
-    integers, alpha `alpha_level`.
-    """
-    _check_kind(dataset, DatasetKind.RATINGS)
-    _check_ids(dataset, judge_scores, "judge_scores")
-    target = target or default_target(DatasetKind.RATINGS)
-    target.check(DatasetKind.RATINGS)
-    chosen = _dimensions(dataset, judge_scores, dimensions)
-    boot: dict[str, Any] = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
-    results: dict[str, DimensionResult] = {}
-    for dimension in chosen:
-        rated = [item for item in dataset.ratings if dimension in item.human_scores]
-        human = [item.human_scores[dimension] for item in rated]
-        scores = [judge_scores.get(item.id, {}).get(dimension) for item in rated]
-        found = correlations(human, scores, groups=[item.doc_id for item in rated], **boot)
-        agreement = Agreement(
-            kappa=cohen_kappa(human, scores, kappa_weights, **boot),
-            kappa_weights=kappa_weights,
-            alpha=krippendorff_alpha([human, scores], alpha_level, **boot),
-            alpha_level=alpha_level,
-        )
-        estimate = _target_estimate(found, target)
-        verdict, reason = target.assess(estimate)
-        points = [
-            Point(id=item.id, human=h, judge=s)
-            for item, h, s in zip(rated, human, scores, strict=True)
-        ]
-        results[dimension] = DimensionResult(
-            correlations=found,
-            agreement=agreement,
-            verdict=verdict,
-            reason=reason,
-            points=points,
-            top=_top_of_scale(rated, human, scores, boot),
-        )
-    failed = [f"{name}: {r.reason}" for name, r in results.items() if r.verdict is Verdict.FAIL]
-    if failed:
-        verdict, reason = Verdict.FAIL, "; ".join(failed)
-    else:
-        verdict = Verdict.PASS
-        reason = f"every dimension ({', '.join(results)}) meets {target.describe()}"
-    return CalibrationReport(
-        dataset=DatasetInfo.of(dataset),
-        judge=judge,
-        model=model,
-        target=target,
-        dimensions=results,
-        latency=latency_summary(latencies) if latencies is not None else None,
-        verdict=verdict,
-        reason=reason,
-        created_at=created_at or datetime.now(UTC),
-        **boot,
-    )
-
-
-def _top_of_scale(
-    rated: Sequence[RatingItem],
-    human: Sequence[float],
-    scores: Sequence[float | None],
-    boot: Mapping[str, Any],
-) -> BinaryMetrics | None:
-    """The judge's score as a test for "humans rated it at the top of the scale"; None when
-    no item, or every item, is at the top (nothing to tell apart)."""
-    if not rated:
-        return None
-    low, high = rated[0].scale
-    labels = [h >= high for h in human]
-    if all(labels) or not any(labels):
-        return None
-    share = [None if s is None else (s - low) / (high - low) for s in scores]
-    predictions = [None if s is None else round(s) >= high for s in scores]
-    return binary_metrics(labels, predictions, share, **boot)
-
-
-def binary_report(
-    dataset: Dataset,
-    predictions: Mapping[str, bool | None],
-    probabilities: Mapping[str, float | None] | None = None,
-    *,
-    judge: str,
-    model: str,
-    latencies: Sequence[float] | None = None,
-    target: Target | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    created_at: datetime | None = None,
-) -> CalibrationReport:
-    """The report for a binary dataset: `predictions` (item id -> the judge's True/False,
-    None or absent: no answer) and optionally `probabilities` of True for AUC."""
-    _check_kind(dataset, DatasetKind.BINARY)
-    _check_ids(dataset, predictions, "predictions")
-    if probabilities is not None:
-        _check_ids(dataset, probabilities, "probabilities")
-    target = target or default_target(DatasetKind.BINARY)
-    target.check(DatasetKind.BINARY)
-    boot: dict[str, Any] = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
-    items = dataset.binary
-    labels = [item.label for item in items]
-    predicted = [predictions.get(item.id) for item in items]
-    found = binary_metrics(
-        labels,
-        predicted,
-        [probabilities.get(item.id) for item in items] if probabilities is not None else None,
-        **boot,
-    )
-    as_numbers = [None if p is None else int(p) for p in predicted]
-    agreement = Agreement(
-        kappa=cohen_kappa([int(x) for x in labels], as_numbers, None, **boot),
-        kappa_weights=None,
-        alpha=krippendorff_alpha([[int(x) for x in labels], as_numbers], "nominal", **boot),
-        alpha_level="nominal",
-    )
-    verdict, reason = target.assess(found.get(target.metric))
-    return CalibrationReport(
-        dataset=DatasetInfo.of(dataset),
-        judge=judge,
-        model=model,
-        target=target,
-        binary=found,
-        agreement=agreement,
-        latency=latency_summary(latencies) if latencies is not None else None,
-        verdict=verdict,
-        reason=reason,
-        created_at=created_at or datetime.now(UTC),
-        **boot,
-    )
-
-
-def pairwise_report(
-    dataset: Dataset,
-    choices_ab: Mapping[str, str | None],
-    choices_ba: Mapping[str, str | None] | None = None,
-    *,
-    judge: str,
-    model: str,
-    latencies: Sequence[float] | None = None,
-    target: Target | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    created_at: datetime | None = None,
-) -> CalibrationReport:
-    """The report for a pairwise dataset: `choices_ab` (item id -> "A", "B" or "tie" with
-    output_a shown first) and optionally `choices_ba`, the answers with the outputs swapped
-    (its "A" is output_b), for position consistency."""
-    _check_kind(dataset, DatasetKind.PAIRWISE)
-    _check_ids(dataset, choices_ab, "choices_ab")
-    if choices_ba is not None:
-        _check_ids(dataset, choices_ba, "choices_ba")
-    target = target or default_target(DatasetKind.PAIRWISE)
-    target.check(DatasetKind.PAIRWISE)
-    boot: dict[str, Any] = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
-    items = dataset.pairwise
-    labels: list[str] = [item.label for item in items]
-    ab = [choices_ab.get(item.id) for item in items]
-    ba = [choices_ba.get(item.id) for item in items] if choices_ba is not None else None
-    found = pairwise_metrics(labels, ab, ba, **boot)
-    agreement = Agreement(
-        kappa=cohen_kappa(labels, ab, None, **boot),
-        kappa_weights=None,
-        alpha=krippendorff_alpha([labels, ab], "nominal", **boot),
-        alpha_level="nominal",
-    )
-    verdict, reason = target.assess(found.get(target.metric))
-    return CalibrationReport(
-        dataset=DatasetInfo.of(dataset),
-        judge=judge,
-        model=model,
-        target=target,
-        pairwise=found,
-        agreement=agreement,
-        latency=latency_summary(latencies) if latencies is not None else None,
-        verdict=verdict,
-        reason=reason,
-        created_at=created_at or datetime.now(UTC),
-        **boot,
-    )
-
-
-def _check_kind(dataset: Dataset, kind: DatasetKind) -> None:
-    if dataset.kind is not kind:
-        raise ValueError(f"dataset: {dataset.path} is a {dataset.kind} dataset, not {kind}")
-
-
-def _check_ids(dataset: Dataset, answers: Mapping[str, object], name: str) -> None:
-    known = {item.id for item in dataset.items}
-    unknown = [key for key in answers if key not in known]
-    if unknown:
-        shown = ", ".join(repr(key) for key in unknown[:5])
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ValueError(f"{name}: ids not in {dataset.path}: {shown}{more}")
-
-
-def _dimensions(
-    dataset: Dataset,
-    judge_scores: Mapping[str, Mapping[str, float | None]],
-    dimensions: Sequence[str] | None,
-) -> list[str]:
-    known = dataset.dimensions
-    if dimensions is not None:
-        unknown = [d for d in dimensions if d not in known]
-        if unknown or not dimensions:
-            raise ValueError(
-                f"dimensions: {unknown or 'none'} not among the dataset's: {', '.join(known)}"
-            )
-        return list(dict.fromkeys(dimensions))
-    scored = {dimension for scores in judge_scores.values() for dimension in scores}
-    stray = sorted(scored - set(known))
-    if stray:
-        raise ValueError(
-            f"judge_scores: dimensions {stray} are not among the dataset's: {', '.join(known)}"
-        )
-    chosen = [d for d in known if d in scored]
-    if not chosen:
-        raise ValueError("judge_scores: no score for any dimension; nothing to calibrate")
-    return chosen
-
-
-def _target_estimate(found: Correlations, target: Target) -> Estimate:
-    coefficient = _coefficient(target.metric)
-    if target.level == "pooled":
-        return found.pooled.get(coefficient)
-    if found.per_group is None:
-        return Estimate(value=None, n=0, reason="no per-document correlations")
-    return found.per_group.get(coefficient)
 
 
 def _coefficient(metric: str) -> Literal["pearson", "spearman", "kendall"]:
@@ -478,7 +222,7 @@ def _markdown(report: CalibrationReport) -> list[str]:
         f"- Model: {report.model}",
         f"- Dataset: `{dataset.path}` ({dataset.kind}, {dataset.n} items, "
         f"sha256 `{dataset.sha256[:12]}`)",
-        f"- Target{' (QV-03)' if report.dimensions else ''}: {report.target.describe()}",
+        f"- Target: {report.target.describe()}",
         f"- Intervals: {report.confidence:.0%} percentile bootstrap, "
         f"{report.n_boot} resamples, seed {report.seed}",
         f"- Created: {report.created_at.isoformat(timespec='seconds')}",
@@ -494,7 +238,7 @@ def _markdown(report: CalibrationReport) -> list[str]:
     if report.latency is not None:
         latency = report.latency
         lines += [
-            "## Latency (QV-04)",
+            "## Latency",
             "",
             f"P50 {latency.p50:.2f} s, P95 {latency.p95:.2f} s, mean {latency.mean:.2f} s, "
             f"max {latency.max:.2f} s over {latency.n} evaluations: **{latency.verdict}** "
@@ -687,137 +431,3 @@ def _confusion(report: CalibrationReport) -> tuple[list[str], list[list[int]]]:
     if report.pairwise is not None:
         return list(report.pairwise.classes), report.pairwise.confusion
     raise ValueError("report: no dimensions and no binary or pairwise metrics to plot")
-
-
-# --- drift -----------------------------------------------------------------------------
-
-
-class Change(BaseModel):
-    """One statistic in two reports. `overlap` None: an interval is missing."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    dimension: str
-    level: str
-    metric: str
-    before: Estimate | None
-    after: Estimate | None
-    change: float | None
-    overlap: bool | None
-
-
-class ReportComparison(BaseModel):
-    """What changed from report `before` to report `after` (drift), per dimension, level and
-    coefficient (or metric); intervals that do not overlap mark a change beyond noise."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    before: str
-    after: str
-    same_dataset: bool
-    changes: list[Change]
-    latency_p95_change: float | None = None
-
-    def to_markdown(self) -> str:
-        lines = [
-            f"# Calibration drift: {self.before} -> {self.after}",
-            "",
-        ]
-        if not self.same_dataset:
-            lines += ["**The reports are on different datasets (sha256 differs).**", ""]
-        lines += [
-            "| Dimension | Level | Metric | Before | After | Change | Intervals |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for change in self.changes:
-            signed = change.metric in _SIGNED
-            before = change.before.format(signed=signed) if change.before else "absent"
-            after = change.after.format(signed=signed) if change.after else "absent"
-            delta = f"{change.change:+.2f}" if change.change is not None else "n/a"
-            overlap = {True: "overlap", False: "**disjoint**", None: "n/a"}[change.overlap]
-            title = _TITLES.get(change.metric, change.metric)
-            lines.append(
-                f"| {change.dimension} | {change.level} | {title} | {before} | {after} | "
-                f"{delta} | {overlap} |"
-            )
-        disjoint = sum(1 for change in self.changes if change.overlap is False)
-        lines += [
-            "",
-            f"{disjoint} of {len(self.changes)} statistics moved beyond their intervals "
-            "(disjoint); overlapping intervals mean the change may be noise.",
-        ]
-        if self.latency_p95_change is not None:
-            lines.append(f"Latency P95 changed by {self.latency_p95_change:+.2f} s.")
-        return "\n".join(lines) + "\n"
-
-
-def compare_reports(before: CalibrationReport, after: CalibrationReport) -> ReportComparison:
-    """The change of every statistic from `before` to `after` (reports of one kind)."""
-    if before.dataset.kind is not after.dataset.kind:
-        raise ValueError(
-            f"after: a {after.dataset.kind} report cannot be compared with a "
-            f"{before.dataset.kind} one"
-        )
-    changes: list[Change] = []
-    if before.dataset.kind is DatasetKind.RATINGS:
-        names = list(dict.fromkeys([*before.dimensions, *after.dimensions]))
-        for name in names:
-            old, new = before.dimensions.get(name), after.dimensions.get(name)
-            for level in _LEVELS:
-                for coefficient in COEFFICIENTS:
-                    changes.append(
-                        _change(
-                            name,
-                            "pooled" if level == "pooled" else "per document",
-                            coefficient,
-                            old.estimate(coefficient, level) if old else None,
-                            new.estimate(coefficient, level) if new else None,
-                        )
-                    )
-    else:
-        kind = before.dataset.kind
-        for metric in _METRICS[kind]:
-            changes.append(
-                _change(str(kind), "all", metric, _metric(before, metric), _metric(after, metric))
-            )
-    p95_change = None
-    if before.latency is not None and after.latency is not None:
-        p95_change = after.latency.p95 - before.latency.p95
-    return ReportComparison(
-        before=_label(before),
-        after=_label(after),
-        same_dataset=before.dataset.sha256 == after.dataset.sha256,
-        changes=[c for c in changes if c.before is not None or c.after is not None],
-        latency_p95_change=p95_change,
-    )
-
-
-def _metric(report: CalibrationReport, metric: str) -> Estimate | None:
-    if report.binary is not None:
-        return report.binary.get(metric)
-    if report.pairwise is not None:
-        return report.pairwise.get(metric)
-    return None
-
-
-def _change(
-    dimension: str, level: str, metric: str, before: Estimate | None, after: Estimate | None
-) -> Change:
-    delta, overlap = None, None
-    if before is not None and after is not None:
-        overlap = before.overlaps(after)
-        if before.value is not None and after.value is not None:
-            delta = after.value - before.value
-    return Change(
-        dimension=dimension,
-        level=level,
-        metric=metric,
-        before=before,
-        after=after,
-        change=delta,
-        overlap=overlap,
-    )
-
-
-def _label(report: CalibrationReport) -> str:
-    return f"{report.judge} ({report.model}, {report.created_at.date().isoformat()})"

@@ -92,8 +92,8 @@ def calibrate_command(
 ) -> None:
     """Score a ratings dataset with a rubric and report Pearson, Spearman and Kendall per
     dimension, pooled and averaged per source document, with bootstrap 95% intervals,
-    agreement (kappa, alpha), and seconds per evaluation (QV-04: P95 < 30 s). PASS when
-    every dimension's pooled Pearson reaches --target (QV-03: 0.7). The run and its report
+    agreement (kappa, alpha), and seconds per evaluation (P95 must be under 30 s). PASS when
+    every dimension's pooled Pearson reaches --target (default 0.7). The run and its report
     are stored; --compare shows the change between two of them.
 
     Exit codes: 0 PASS, 1 FAIL, 2 bad input.
@@ -109,13 +109,19 @@ def calibrate_command(
         check_model_spec(model)
     except BadInput as exc:
         exit_bad_input(exc)
-    from jurist.calibration import DatasetError, Target, calibrate, calibration_dataset
+    from jurist.calibration import (
+        CalibrationDatasetError,
+        CalibrationVerdict,
+        Target,
+        calibrate,
+        calibration_dataset,
+    )
     from jurist.rubrics import RubricError
     from jurist.runner import BarProgress
 
     try:
         found = calibration_dataset(dataset, limit)
-    except (DatasetError, ValueError, OSError) as exc:
+    except (CalibrationDatasetError, ValueError, OSError) as exc:
         exit_bad_input(exc)
 
     progress = BarProgress()
@@ -148,7 +154,7 @@ def calibrate_command(
     _show(report, out, as_json)
     if aligned is not None:
         _show(aligned, out / "aligned" if out is not None else None, as_json)
-    raise typer.Exit(Exit.PASS if report.verdict.value == "PASS" else Exit.FAIL)
+    raise typer.Exit(Exit.PASS if report.verdict is CalibrationVerdict.PASS else Exit.FAIL)
 
 
 def _resume_hint(command: str, dataset: Path, rubric: str, run: str | None) -> str:
@@ -222,7 +228,7 @@ def align_command(
     except BadInput as exc:
         exit_bad_input(exc)
     from jurist.calibration import (
-        DatasetError,
+        CalibrationDatasetError,
         FittedAlignment,
         alignment_path,
         calibrate,
@@ -239,7 +245,7 @@ def align_command(
         every = rubric_dimensions(found, chosen)
         if dimension not in every:
             raise ValueError(f"--dimension {dimension!r}: calibrate one of {every}")
-    except (DatasetError, RubricError, ValueError, OSError) as exc:
+    except (CalibrationDatasetError, RubricError, ValueError, OSError) as exc:
         exit_bad_input(exc)
     scored = [dimension] if method is Method.ISOTONIC else every
     progress = BarProgress()

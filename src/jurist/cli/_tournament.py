@@ -103,12 +103,12 @@ def tournament_command(
 
     from jurist.autonomy._tournament import load_ground_truth, run_tournament, save_winners
     from jurist.autonomy._variants import VariantError, load_variants, seed_variants
-    from jurist.calibration import DatasetError
+    from jurist.calibration import CalibrationDatasetError
     from jurist.judges._model import ModelRef
 
     try:
         cases = load_ground_truth(ground_truth)
-    except (DatasetError, OSError, ValueError) as exc:
+    except (CalibrationDatasetError, OSError, ValueError) as exc:
         exit_bad_input(BadInput(f"--ground-truth: {exc}"))
     chosen = None
     if variants is not None:
