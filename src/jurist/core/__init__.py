@@ -27,6 +27,18 @@ from jurist.core._judge import (
     run_sync,
 )
 from jurist.core._judgment import Check, Judgment, Usage, normalized_score
+from jurist.core._params import (
+    KEY_FACTS,
+    MAX_CLAIMS,
+    Count,
+    Fraction,
+    MinScore,
+    Name,
+    Threshold,
+    checked,
+    min_score_of,
+    threshold_of,
+)
 from jurist.core._record import JsonRoundTrip, record
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
 from jurist.core._status import ExecutionStatus, JudgeKind, Status
@@ -39,6 +51,8 @@ from jurist.core._strict_json import (
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "KEY_FACTS",
+    "MAX_CLAIMS",
     "MAX_INT_DIGITS",
     "AllOf",
     "AnyOf",
@@ -47,13 +61,17 @@ __all__ = [
     "CategoricalScore",
     "Check",
     "Context",
+    "Count",
     "ExecutionStatus",
+    "Fraction",
     "FunctionJudge",
     "JsonRoundTrip",
     "Judge",
     "JudgeKind",
     "Judgment",
     "JuristError",
+    "MinScore",
+    "Name",
     "Named",
     "Not",
     "NotJsonSafeError",
@@ -62,15 +80,18 @@ __all__ = [
     "SingleFlight",
     "Status",
     "StrictJsonError",
+    "Threshold",
     "Usage",
     "all_of",
     "any_of",
+    "checked",
     "combined_kind",
     "gather_ordered",
     "judge",
     "judge_name",
     "judge_sync",
     "loads_strict",
+    "min_score_of",
     "named",
     "normalize",
     "normalized_score",
@@ -79,5 +100,6 @@ __all__ = [
     "require_judges",
     "run_judge",
     "run_sync",
+    "threshold_of",
     "to_json_safe",
 ]

@@ -14,13 +14,12 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import SingleFlight, Usage
+from jurist.core import MAX_CLAIMS, Count, SingleFlight, Usage
 from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
 from jurist.llm import Model, ModelError
 from jurist.prompts import PromptError, PromptTemplate
 
-MAX_CLAIMS = 12
 CLAIM_CHARS = 240
 # A claim is a short sentence: ~60 tokens each, and a little for the JSON around them.
 CLAIM_TOKENS = 60
@@ -136,7 +135,7 @@ class ClaimExtractor:
         self,
         model: Model | str | ModelRef | None = None,
         *,
-        max_claims: int = MAX_CLAIMS,
+        max_claims: Count = MAX_CLAIMS,
         template: PromptTemplate | str = "claims",
     ) -> None:
         if max_claims < 1:
@@ -203,7 +202,7 @@ class SharedClaimExtractor(ClaimExtractor):
         self,
         model: Model | str | ModelRef | None = None,
         *,
-        max_claims: int = MAX_CLAIMS,
+        max_claims: Count = MAX_CLAIMS,
         template: PromptTemplate | str = "claims",
     ) -> None:
         super().__init__(model, max_claims=max_claims, template=template)

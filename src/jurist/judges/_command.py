@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from jurist.core import BaseJudge, Check, Context, Judgment
+from jurist.core import BaseJudge, Check, Context, Judgment, Name
 from jurist.judges._common import decided
 
 
@@ -38,7 +38,7 @@ class CommandJudge(BaseJudge):
         env: Mapping[str, str] | None = None,
         stdin_output: bool = False,
         tail_chars: int = 2000,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)

@@ -8,20 +8,6 @@ from typing import Any
 from jurist.core import BooleanScore, Check, Judgment
 
 
-def threshold_of(value: float, name: str = "threshold") -> float:
-    """A probability to decide by, strictly between 0 and 1, or a ValueError naming it."""
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, not {value}")
-    return float(value)
-
-
-def min_score_of(value: float) -> float:
-    """A judge's `min_score` (a 0-1 score to PASS), or a ValueError naming it."""
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"min_score must lie between 0 and 1, not {value}")
-    return float(value)
-
-
 def shorten(text: str, limit: int = 120) -> str:
     """`text` cut to at most `limit` characters, marking the cut with an ellipsis."""
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"

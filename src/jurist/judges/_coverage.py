@@ -14,10 +14,20 @@ one that misses most of them scores well.
 
 from typing import Any
 
-from jurist.core import BaseJudge, Context, JudgeKind, Judgment, NumericScore, Usage
-from jurist.judges._common import min_score_of
-from jurist.judges._focus import (
+from jurist.core import (
     KEY_FACTS,
+    BaseJudge,
+    Context,
+    Count,
+    JudgeKind,
+    Judgment,
+    MinScore,
+    Name,
+    NumericScore,
+    Usage,
+    min_score_of,
+)
+from jurist.judges._focus import (
     FocusCheck,
     KeyFacts,
     Statements,
@@ -49,12 +59,12 @@ class CoverageJudge(BaseJudge):
         self,
         model: Model | str | None = None,
         *,
-        facts: int = KEY_FACTS,
-        min_score: float = 0.5,
+        facts: Count = KEY_FACTS,
+        min_score: MinScore = 0.5,
         off_topic: bool = False,
         statements: Statements = "claims",
         key_facts: KeyFacts | None = None,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name or "coverage", description)

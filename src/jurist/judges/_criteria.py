@@ -19,14 +19,16 @@ from jurist.core import (
     Context,
     JudgeKind,
     Judgment,
+    Name,
     NumericScore,
     Score,
     Status,
+    Threshold,
     Usage,
     gather_ordered,
     run_judge,
+    threshold_of,
 )
-from jurist.judges._common import threshold_of
 from jurist.judges._model import (
     ModelRef,
     call_metadata,
@@ -268,10 +270,10 @@ class CriterionJudge(BaseJudge):
         criterion: str,
         model: Model | str | None = None,
         *,
-        threshold: float = 0.5,
+        threshold: Threshold = 0.5,
         reason_first: bool = False,
         template: PromptTemplate | str | Path = "criterion",
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
@@ -310,11 +312,11 @@ class CriteriaJudge(BaseJudge):
         criteria: Sequence[str],
         model: Model | str | None = None,
         *,
-        threshold: float = 0.5,
+        threshold: Threshold = 0.5,
         together: bool = False,
         reason_first: bool = False,
         template: PromptTemplate | str | Path | None = None,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)

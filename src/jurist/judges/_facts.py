@@ -12,13 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from jurist.core import (
+    MAX_CLAIMS,
     BaseJudge,
     Check,
     Context,
+    Count,
     JudgeKind,
     Judgment,
+    Name,
     NumericScore,
+    Threshold,
     Usage,
+    checked,
     gather_ordered,
 )
 from jurist.judges import rag
@@ -102,17 +107,16 @@ class FactChecker(BaseJudge):
         model: Model | str | None = None,
         *,
         sources: Sequence[str] = (),
-        threshold: float | None = None,
-        passages: int = 3,
-        max_claims: int = 12,
+        threshold: Threshold | None = None,
+        passages: Count = 3,
+        max_claims: Count = MAX_CLAIMS,
         require_quote: bool = True,
         extractor: ClaimExtractor | None = None,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
-        if passages < 1:
-            raise ValueError(f"passages must be at least 1, not {passages}")
+        checked(passages, Count, "passages")
         self.retriever = retriever
         self.sources = tuple(_sources(list(sources)))
         self.threshold = get_settings().fact_check_threshold if threshold is None else threshold

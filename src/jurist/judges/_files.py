@@ -10,7 +10,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from jurist.core import BaseJudge, Check, Context, Judgment
+from jurist.core import BaseJudge, Check, Context, Judgment, Name
 from jurist.judges._common import decided, shorten
 
 PathArg = str | os.PathLike[str]
@@ -34,13 +34,13 @@ class FileJudge(BaseJudge):
     missing file is a FAIL, and a file that cannot be read is an ERROR.
     """
 
-    def __init__(self, path: PathArg, *, name: str | None = None, description: str = "") -> None:
+    def __init__(self, path: PathArg, *, name: Name | None = None, description: str = "") -> None:
         super().__init__(name, description)
         self.path = _as_path(path, "path")
 
     @classmethod
     def exists(
-        cls, path: PathArg, *, name: str | None = None, description: str = ""
+        cls, path: PathArg, *, name: Name | None = None, description: str = ""
     ) -> "FileExistsJudge":
         """PASS when `path` exists (a file, or a directory)."""
         return FileExistsJudge(path, name=name, description=description)
@@ -52,7 +52,7 @@ class FileJudge(BaseJudge):
         pattern: str,
         regex: bool = False,
         *,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> "FileContainsJudge":
         """PASS when the file at `path` contains `pattern` (a substring, or a regex)."""
@@ -65,7 +65,7 @@ class FileJudge(BaseJudge):
         path: PathArg = ".",
         *,
         ignore: str | Iterable[str] = (),
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> "DirMatchesJudge":
         """PASS when the directory at `path` holds exactly the files of `expected_dir`.
@@ -120,7 +120,7 @@ class FileContainsJudge(FileJudge):
         pattern: str,
         regex: bool = False,
         *,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(path, name=name, description=description)
@@ -180,7 +180,7 @@ class DirMatchesJudge(FileJudge):
         path: PathArg = ".",
         *,
         ignore: str | Iterable[str] = (),
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(path, name=name, description=description)

@@ -18,26 +18,33 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from jurist.core import (
+    KEY_FACTS,
+    MAX_CLAIMS,
     BaseJudge,
     Check,
     Context,
+    Count,
     JudgeKind,
     Judgment,
+    MinScore,
+    Name,
     NumericScore,
     SingleFlight,
     Status,
+    Threshold,
     Usage,
+    checked,
     gather_ordered,
+    min_score_of,
+    threshold_of,
 )
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
-from jurist.judges._common import min_score_of, threshold_of
 from jurist.judges._criteria import judge_criterion, short_name
 from jurist.judges._model import ModelRef
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
 
-KEY_FACTS = 8  # a short summary keeps a handful; more would reward long outputs
 ON_TOPIC = "The statement is about one of the source's important points"
 OFF_TOPIC = "off_topic"
 Statements = Literal["claims", "sentences"]
@@ -53,7 +60,7 @@ class KeyFacts:
     process: four summaries of one article pay for one extraction, and a coverage and a
     focus check of one summary share it."""
 
-    def __init__(self, model: ModelRef, facts: int = KEY_FACTS) -> None:
+    def __init__(self, model: ModelRef, facts: Count = KEY_FACTS) -> None:
         self.extractor = ClaimExtractor(model, max_claims=facts, template="key_facts")
         # Two judgments of one source arriving together extract once, and other sources do
         # not wait for it; a failed extraction is tried again by the next judgment.
@@ -168,13 +175,12 @@ class FocusCheck:
         model: ModelRef,
         *,
         statements: Statements = "claims",
-        threshold: float = 0.5,
-        max_statements: int = 12,
+        threshold: Threshold = 0.5,
+        max_statements: Count = MAX_CLAIMS,
     ) -> None:
         if statements not in STATEMENTS:
             raise ValueError(f"statements must be one of {list(STATEMENTS)}, not {statements!r}")
-        if max_statements < 1:
-            raise ValueError(f"max_statements must be at least 1, not {max_statements}")
+        checked(max_statements, Count, "max_statements")
         self.model = model
         self.statements = statements
         self.threshold = threshold_of(threshold)
@@ -277,12 +283,12 @@ class FocusJudge(BaseJudge):
         self,
         model: Model | str | None = None,
         *,
-        facts: int = KEY_FACTS,
+        facts: Count = KEY_FACTS,
         statements: Statements = "claims",
-        threshold: float = 0.5,
-        min_score: float = 0.5,
+        threshold: Threshold = 0.5,
+        min_score: MinScore = 0.5,
         key_facts: KeyFacts | None = None,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name or "focus", description)

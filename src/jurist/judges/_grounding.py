@@ -10,10 +10,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.core import BaseJudge, Check, Context, JudgeKind, Judgment, NumericScore, Status, Usage
+from jurist.core import (
+    MAX_CLAIMS,
+    BaseJudge,
+    Check,
+    Context,
+    Count,
+    JudgeKind,
+    Judgment,
+    MinScore,
+    Name,
+    NumericScore,
+    Status,
+    Threshold,
+    Usage,
+    min_score_of,
+)
 from jurist.judges import rag
 from jurist.judges._claims import ClaimExtractor, Claims
-from jurist.judges._common import min_score_of
 from jurist.judges._criteria import short_name
 from jurist.judges._evidence import QuoteMatch
 from jurist.judges._model import ModelRef
@@ -134,13 +148,13 @@ class GroundingJudge(BaseJudge):
         self,
         model: Model | str | None = None,
         *,
-        threshold: float = 0.5,
+        threshold: Threshold = 0.5,
         together: bool = False,
         quote_first: bool = False,
         require_quote: bool = True,
-        max_claims: int = 12,
+        max_claims: Count = MAX_CLAIMS,
         extractor: ClaimExtractor | None = None,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
@@ -251,7 +265,7 @@ class FaithfulnessJudge(GroundingJudge):
     """
 
     def __init__(
-        self, model: Model | str | None = None, *, min_score: float = 0.8, **options: Any
+        self, model: Model | str | None = None, *, min_score: MinScore = 0.8, **options: Any
     ) -> None:
         super().__init__(model, **options)
         self.min_score = min_score_of(min_score)

@@ -11,6 +11,7 @@ from jurist.core import (
     Judge,
     JudgeKind,
     Judgment,
+    Name,
     NumericScore,
     Status,
     Usage,
@@ -73,7 +74,7 @@ class HybridJudge(BaseJudge):
         model_judge: Judge,
         *,
         borderline: tuple[float, float] = (0.4, 0.7),
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)

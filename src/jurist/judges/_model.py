@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import BaseJudge, Context, JudgeKind, Judgment, Usage
+from jurist.core import BaseJudge, Context, JudgeKind, Judgment, Name, Usage
 from jurist.judges._reading import Classifier, Unreadable
 from jurist.llm import Model, ModelError, Request, Response, get_model
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
@@ -141,7 +141,7 @@ class ModelJudge(BaseJudge):
         template: PromptTemplate | str | Path,
         classifier: Classifier,
         *,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
         variables: Mapping[str, Any] | None = None,
         system: PromptTemplate | str | Path | None = "system",

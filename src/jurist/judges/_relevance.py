@@ -11,13 +11,17 @@ from jurist.core import (
     Context,
     JudgeKind,
     Judgment,
+    MinScore,
+    Name,
     NumericScore,
     Status,
+    Threshold,
     Usage,
     gather_ordered,
+    min_score_of,
+    threshold_of,
 )
 from jurist.judges import rag
-from jurist.judges._common import min_score_of, threshold_of
 from jurist.judges._criteria import judge_criterion
 from jurist.judges._model import ModelRef
 from jurist.llm import Model
@@ -47,9 +51,9 @@ class ContextRelevanceJudge(BaseJudge):
         self,
         model: Model | str | None = None,
         *,
-        threshold: float = 0.5,
-        min_score: float = 0.5,
-        name: str | None = None,
+        threshold: Threshold = 0.5,
+        min_score: MinScore = 0.5,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
@@ -142,8 +146,8 @@ class AnswerRelevanceJudge(BaseJudge):
         self,
         model: Model | str | None = None,
         *,
-        threshold: float = 0.5,
-        name: str | None = None,
+        threshold: Threshold = 0.5,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)

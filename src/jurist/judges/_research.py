@@ -27,6 +27,7 @@ from jurist.core import (
     JudgeKind,
     Judgment,
     JuristError,
+    Name,
     Status,
     record,
     run_judge,
@@ -273,7 +274,7 @@ class ResearchVerdictJudge(BaseJudge):
         *,
         min_confidence: float | None = None,
         template: PromptTemplate | str | Path = "research_verdict",
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name or "research_verdict", description)

@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from jurist.core import BaseJudge, Check, Context, Judgment, NotJsonSafeError
+from jurist.core import BaseJudge, Check, Context, Judgment, Name, NotJsonSafeError
 from jurist.core import to_json_safe as _to_json_safe
 from jurist.judges._common import decided, describe_parse_error, parse_json, shorten
 
@@ -103,7 +103,7 @@ class SchemaJudge(BaseJudge):
         schema: SchemaSource,
         *,
         parse_text: bool = True,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
@@ -152,7 +152,7 @@ class SchemaJudge(BaseJudge):
 class JsonJudge(BaseJudge):
     """PASS when the output is valid JSON text, or already a JSON value (dict, list...)."""
 
-    def __init__(self, *, name: str | None = None, description: str = "") -> None:
+    def __init__(self, *, name: Name | None = None, description: str = "") -> None:
         super().__init__(name, description)
 
     async def judge(self, ctx: Context) -> Judgment:

@@ -27,8 +27,10 @@ from jurist.core import (
     BaseJudge,
     Check,
     Context,
+    Count,
     JudgeKind,
     Judgment,
+    Name,
     NumericScore,
     Usage,
     gather_ordered,
@@ -182,8 +184,8 @@ class SentenceChecksJudge(BaseJudge):
         *,
         dimensions: Sequence[str] = DIMENSIONS,
         threshold: float = 3.0,
-        max_sentences: int = MAX_SENTENCES,
-        name: str | None = None,
+        max_sentences: Count = MAX_SENTENCES,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name or "sentences", description)

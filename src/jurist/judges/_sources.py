@@ -2,7 +2,7 @@
 
 import re
 
-from jurist.core import BaseJudge, Check, Context, Judgment, NumericScore
+from jurist.core import BaseJudge, Check, Context, Count, Judgment, Name, NumericScore
 from jurist.judges._common import listing
 
 #: URLs (http or https) and numbered citations such as [3].
@@ -21,10 +21,10 @@ class SourceCountJudge(BaseJudge):
 
     def __init__(
         self,
-        min_sources: int = 1,
+        min_sources: Count = 1,
         pattern: str | re.Pattern[str] = SOURCE_PATTERN,
         *,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)

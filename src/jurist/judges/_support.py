@@ -14,8 +14,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import Usage, gather_ordered
-from jurist.judges._common import threshold_of
+from jurist.core import Threshold, Usage, gather_ordered, threshold_of
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
 from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import (
@@ -116,7 +115,7 @@ class SupportOptions:
     the source.
     """
 
-    threshold: float = 0.5
+    threshold: Threshold = 0.5
     together: bool = False
     quote_first: bool = False
     require_quote: bool = True

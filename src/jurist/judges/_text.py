@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from jurist.core import BaseJudge, Check, Context, Judgment, NumericScore
+from jurist.core import BaseJudge, Check, Context, Judgment, Name, NumericScore
 from jurist.judges._common import decided, listing, shorten
 
 _QUOTE_LIMIT = 80
@@ -22,7 +22,7 @@ class RegexJudge(BaseJudge):
         must_match: bool = True,
         flags: int = 0,
         *,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
@@ -76,7 +76,7 @@ class ContainsJudge(BaseJudge):
         mode: str = "all",
         case_sensitive: bool = False,
         *,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)
@@ -150,7 +150,7 @@ class LengthJudge(BaseJudge):
         max_chars: int | None = None,
         min_words: int | None = None,
         max_words: int | None = None,
-        name: str | None = None,
+        name: Name | None = None,
         description: str = "",
     ) -> None:
         super().__init__(name, description)

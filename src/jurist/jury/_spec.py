@@ -52,6 +52,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    Strict,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -61,9 +62,13 @@ from pydantic import (
     model_validator,
 )
 
+from jurist import core
 from jurist.core import (
+    KEY_FACTS,
+    MAX_CLAIMS,
     Judge,
     JuristError,
+    Name,
     StrictJsonError,
     all_of,
     any_of,
@@ -159,12 +164,14 @@ class JudgeSpecError(JuristError, ValueError):
 
 # --- field types ----------------------------------------------------------------------
 
-Name = Annotated[str, Field(min_length=1)]
+# The judges' parameter types (core's, so that a spec and the judge it builds share their
+# bounds), strict: a spec's numbers are numbers, never text that looks like one.
+Threshold = Annotated[core.Threshold, Strict()]
+Fraction = Annotated[core.Fraction, Strict()]
+MinScore = Annotated[core.MinScore, Strict()]
+Extracted = Annotated[core.Count, Field(le=MAX_ITEMS_EXTRACTED), Strict()]
 Text = Annotated[str, Field(min_length=1)]
-Count = Annotated[StrictInt, Field(ge=0)]
-# A probability compared with P(yes) or P(supported): the judges refuse 0 and 1.
-Threshold = Annotated[StrictFloat, Field(gt=0.0, lt=1.0)]
-Fraction = Annotated[StrictFloat, Field(ge=0.0, le=1.0)]
+NonNegative = Annotated[StrictInt, Field(ge=0)]
 RubricScore = Annotated[StrictFloat, Field(ge=1.0, le=5.0)]  # the 1-5 scale of human raters
 TemplateName = Annotated[
     str,
@@ -395,10 +402,10 @@ class LengthSpec(_NamedJudge):
     """Inclusive bounds on the output's length in characters and in words."""
 
     type: Literal["length"] = "length"
-    min_chars: Count | None = None
-    max_chars: Count | None = None
-    min_words: Count | None = None
-    max_words: Count | None = None
+    min_chars: NonNegative | None = None
+    max_chars: NonNegative | None = None
+    min_words: NonNegative | None = None
+    max_words: NonNegative | None = None
 
     def _build(self, site: _Site) -> Judge:
         return site.make(
@@ -537,7 +544,7 @@ class _GroundingSpec(_NamedJudge):
     together: StrictBool = False
     quote_first: StrictBool = False
     require_quote: StrictBool = True
-    max_claims: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = 12
+    max_claims: Extracted = MAX_CLAIMS
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -555,7 +562,7 @@ class HallucinationSpec(_GroundingSpec):
     `max_unsupported` are unsupported."""
 
     type: Literal["hallucination"] = "hallucination"
-    max_unsupported: Count = 0
+    max_unsupported: NonNegative = 0
 
     def _build(self, site: _Site) -> Judge:
         return site.make(
@@ -571,7 +578,7 @@ class FaithfulnessSpec(_GroundingSpec):
     """The share of the output's claims its passages support; PASS from `min_score`."""
 
     type: Literal["faithfulness"] = "faithfulness"
-    min_score: Fraction = 0.8
+    min_score: MinScore = 0.8
 
     def _build(self, site: _Site) -> Judge:
         return site.make(
@@ -605,7 +612,7 @@ class ContextRelevanceSpec(_NamedJudge):
 
     type: Literal["context_relevance"] = "context_relevance"
     threshold: Threshold = 0.5
-    min_score: Fraction = 0.5
+    min_score: MinScore = 0.5
 
     def _build(self, site: _Site) -> Judge:
         return site.make(
@@ -625,10 +632,10 @@ class CoverageSpec(_NamedJudge):
     `min_score`."""
 
     type: Literal["coverage"] = "coverage"
-    facts: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = Field(
-        8, description="at most this many key facts are taken from the source"
+    facts: Extracted = Field(
+        KEY_FACTS, description="at most this many key facts are taken from the source"
     )
-    min_score: Fraction = 0.5
+    min_score: MinScore = 0.5
     off_topic: StrictBool = Field(
         False, description="also flag the output's statements that are not about the key facts"
     )
@@ -656,14 +663,14 @@ class FocusSpec(_NamedJudge):
     off-topic issue, and PASS when the mean P(on topic) reaches `min_score`."""
 
     type: Literal["focus"] = "focus"
-    facts: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = Field(
-        8, description="at most this many key facts are taken from the source"
+    facts: Extracted = Field(
+        KEY_FACTS, description="at most this many key facts are taken from the source"
     )
     statements: Literal["claims", "sentences"] = Field(
         "claims", description="the output's claims (one extraction call) or its sentences"
     )
-    threshold: Annotated[StrictFloat, Field(gt=0.0, lt=1.0)] = 0.5
-    min_score: Fraction = 0.5
+    threshold: Threshold = 0.5
+    min_score: MinScore = 0.5
 
     def _build(self, site: _Site) -> Judge:
         return site.make(
@@ -703,7 +710,7 @@ class SentencesSpec(_NamedJudge):
         Field(json_schema_extra={"minItems": 1, "uniqueItems": True}),
     ] = ("fluency", "coherence")
     threshold: RubricScore = 3.0
-    max_sentences: Annotated[StrictInt, Field(ge=1, le=MAX_ITEMS_EXTRACTED)] = Field(
+    max_sentences: Extracted = Field(
         24, description="a longer output is judged on its first sentences"
     )
 
