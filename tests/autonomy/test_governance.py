@@ -641,3 +641,8 @@ def test_how_often_the_meta_judge_reviews(level: Involvement, reviewed: list[int
 @pytest.mark.parametrize("level", list(Involvement))
 def test_a_trigger_always_brings_a_review(level: Involvement):
     assert meta_reviews(level, 7, triggered=True)
+
+
+def test_a_budget_from_limits():
+    budget = Limits(max_tokens=500).budget()
+    assert (budget.max_cost_usd, budget.max_tokens) == (1.0, 500)

@@ -8,19 +8,21 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from jurist.autonomy._cases import Case
-from jurist.autonomy._governance import Breakpoint, Limits
-from jurist.autonomy._loop import (
+from jurist.autonomy import (
+    AutonomyStore,
+    Breakpoint,
+    Case,
+    CriterionSpec,
     CycleSpec,
+    CycleStatus,
+    Limits,
     RoleModels,
     approve_cycle,
     outcome_of,
     resume_cycle,
     start_cycle,
 )
-from jurist.autonomy._messages import CriterionSpec
 from jurist.llm import Request, Response
-from jurist.store._autonomy import AutonomyStore, CycleStatus
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 PROMPT = "Name three things the topic below brings to mind, in a short answer."

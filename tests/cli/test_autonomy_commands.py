@@ -8,7 +8,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from jurist.autonomy._reputation import ReputationMetrics, reputation_score
+from jurist.autonomy import ReputationMetrics, reputation_score
 from jurist.cli import app
 from jurist.cli._cycles import event_gist
 from jurist.cli._improve import criterion_specs
@@ -97,7 +97,7 @@ def cycle_models(monkeypatch):
 
     def install(**options) -> CycleModels:
         models = CycleModels(**options)
-        monkeypatch.setattr("jurist.autonomy._loop.get_model", models.get_model)
+        monkeypatch.setattr("jurist.autonomy._cycle_calls.get_model", models.get_model)
         return models
 
     return install
@@ -213,7 +213,7 @@ def test_ctrl_c_exits_130_saying_how_to_go_on(files, monkeypatch):
     async def interrupted(*args, **options):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("jurist.autonomy._loop.start_cycle", interrupted)
+    monkeypatch.setattr("jurist.autonomy.start_cycle", interrupted)
     result = improve(files, "--name", "nightly")
     assert result.exit_code == 130, result.output
     assert "jurist improve --resume nightly" in " ".join(result.stderr.split())

@@ -4,8 +4,16 @@ import asyncio
 
 import pytest
 
-from jurist.llm import ErrorKind, Message, ModelError, Request
-from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited, estimate_tokens
+from jurist.llm import (
+    ConcurrencyLimited,
+    ErrorKind,
+    Message,
+    ModelError,
+    RateLimited,
+    Request,
+    TimeLimited,
+    estimate_tokens,
+)
 from scripted import FakeClock, ScriptedModel, answer, gated, settle
 
 REQUEST = Request.of("hello")
@@ -170,9 +178,14 @@ def request_of(characters: int, max_tokens: int = 100) -> Request:
     return Request((Message("user", "x" * characters),), max_tokens=max_tokens)
 
 
-def test_the_token_estimate_is_a_quarter_of_the_characters_plus_the_output_budget():
-    assert estimate_tokens(request_of(400, max_tokens=100)) == 200
-    assert estimate_tokens(Request.of("abcde", max_tokens=10, n=3, temperature=1.0)) == 2 + 30
+# 285 bytes of input are estimated at 95 tokens and 5 for the message's role markers: with
+# 100 tokens out, a request estimated at 200.
+INPUT_OF_100 = 285
+
+
+def test_the_token_estimate_is_the_estimated_input_plus_the_output_budget():
+    assert estimate_tokens(request_of(INPUT_OF_100, max_tokens=100)) == 200
+    assert estimate_tokens(Request.of("abcde", max_tokens=10, n=3, temperature=1.0)) == 2 + 5 + 30
 
 
 async def test_requests_per_minute_spaces_calls_once_the_burst_is_spent():
@@ -188,8 +201,8 @@ async def test_reported_usage_below_the_estimate_gives_tokens_back():
     clock = FakeClock()
     model = ScriptedModel(script=[answer(input_tokens=15, output_tokens=5)] * 2)
     limited = RateLimited(model, tokens_per_minute=300, clock=clock.now, sleep=clock.sleep)
-    await limited.complete(request_of(400))  # estimated 200, used 20
-    await limited.complete(request_of(400))
+    await limited.complete(request_of(INPUT_OF_100))  # estimated 200, used 20
+    await limited.complete(request_of(INPUT_OF_100))
     assert clock.sleeps == []
 
 
@@ -197,8 +210,8 @@ async def test_reported_usage_above_the_estimate_makes_the_next_call_wait():
     clock = FakeClock()
     model = ScriptedModel(script=[answer(input_tokens=400, output_tokens=100)] * 2)
     limited = RateLimited(model, tokens_per_minute=300, clock=clock.now, sleep=clock.sleep)
-    await limited.complete(request_of(400))  # estimated 200, used 500: 200 tokens in debt
-    await limited.complete(request_of(400))  # 400 in debt at 5 tokens a second
+    await limited.complete(request_of(INPUT_OF_100))  # estimated 200, used 500: 200 tokens in debt
+    await limited.complete(request_of(INPUT_OF_100))  # 400 in debt at 5 tokens a second
     assert clock.sleeps == [pytest.approx(80.0)]
 
 
@@ -206,9 +219,9 @@ async def test_the_bucket_refills_with_time():
     clock = FakeClock()
     model = ScriptedModel(script=[answer(input_tokens=150, output_tokens=50)] * 2)
     limited = RateLimited(model, tokens_per_minute=300, clock=clock.now, sleep=clock.sleep)
-    await limited.complete(request_of(400))
+    await limited.complete(request_of(INPUT_OF_100))
     clock.time += 60
-    await limited.complete(request_of(400))
+    await limited.complete(request_of(INPUT_OF_100))
     assert clock.sleeps == []
 
 
@@ -216,8 +229,10 @@ async def test_a_request_larger_than_the_bucket_waits_for_a_full_bucket_not_fore
     clock = FakeClock()
     model = ScriptedModel(script=[answer(input_tokens=60, output_tokens=40)] * 2)
     limited = RateLimited(model, tokens_per_minute=100, clock=clock.now, sleep=clock.sleep)
-    await limited.complete(request_of(400))  # estimated 200 > 100: goes, the bucket is full
-    await limited.complete(request_of(400))  # waits until the bucket is full again
+    await limited.complete(
+        request_of(INPUT_OF_100)
+    )  # estimated 200 > 100: goes, the bucket is full
+    await limited.complete(request_of(INPUT_OF_100))  # waits until the bucket is full again
     assert clock.sleeps == [pytest.approx(60.0)]
 
 

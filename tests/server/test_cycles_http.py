@@ -5,12 +5,17 @@ import asyncio
 
 import pytest
 
-from jurist.autonomy._cases import Case
-from jurist.autonomy._loop import CycleSpec, LoopState, Pending
-from jurist.autonomy._messages import CriterionSpec
+from jurist.autonomy import (
+    AutonomyStore,
+    Case,
+    CriterionSpec,
+    CycleSpec,
+    CycleStatus,
+    LoopState,
+    Pending,
+)
 from jurist.core import Usage
 from jurist.server import new_key
-from jurist.store._autonomy import AutonomyStore, CycleStatus
 
 INITIAL = "You answer questions."
 PROPOSED = "You answer questions, briefly."

@@ -9,11 +9,10 @@ from running import run_app
 from test_cycles_http import SPEC
 
 from cli_keys import keys_command, secret_of
-from jurist.autonomy._loop import LoopState
+from jurist.autonomy import AutonomyStore, CycleStatus, LoopState
 from jurist.server import ServiceSettings, create_app, new_key
 from jurist.settings import Settings
 from jurist.store import KeyStore
-from jurist.store._autonomy import AutonomyStore, CycleStatus
 from service_script import ServiceScript, scripted_model
 
 SCHEMA_ONLY = {

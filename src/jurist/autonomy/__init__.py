@@ -9,8 +9,15 @@ breakpoints, meta-judge involvement), judge variants and tournaments, and reputa
         outcome = await start_cycle(spec, store)
 """
 
-from jurist.autonomy._budget import Budget, Budgeted
 from jurist.autonomy._cases import Case, CasesError, load_cases, split_cases
+from jurist.autonomy._cycle_models import (
+    CycleOutcome,
+    CycleSpec,
+    LoopState,
+    Pending,
+    RoleModels,
+    outcome_of,
+)
 from jurist.autonomy._governance import (
     Breaker,
     Breakpoint,
@@ -25,31 +32,40 @@ from jurist.autonomy._governance import (
     needs_approval,
     stability_score,
 )
-from jurist.autonomy._loop import (
-    CycleOutcome,
-    CycleSpec,
-    RoleModels,
-    approve_cycle,
-    outcome_of,
-    resume_cycle,
-    start_cycle,
-)
+from jurist.autonomy._loop import approve_cycle, resume_cycle, start_cycle
 from jurist.autonomy._messages import (
+    Analysis,
+    AnalyzeRequest,
+    Challenge,
+    ChallengeRequest,
     Constraints,
     CriterionSpec,
+    EvaluateRequest,
+    Evaluation,
     JudgeMessage,
     MessageError,
     MessageKind,
     MessageType,
+    Review,
+    ReviewRequest,
+    Rewrite,
+    RewriteRequest,
     Role,
     Stage,
     parse_message,
     reply_to,
     request_message,
 )
+from jurist.autonomy._persistence import (
+    AutonomyStore,
+    CycleStatus,
+    StoredCycle,
+    StoredCycleEvent,
+)
 from jurist.autonomy._reputation import (
     Reputation,
     ReputationBook,
+    ReputationChange,
     ReputationEvent,
     ReputationMetrics,
     reputation_score,
@@ -63,7 +79,14 @@ from jurist.autonomy._roles import (
     Rewriter,
     RoleFailure,
 )
-from jurist.autonomy._tournament import Fitness, TournamentResult, run_tournament, save_winners
+from jurist.autonomy._tournament import (
+    Fitness,
+    Standing,
+    TournamentResult,
+    load_ground_truth,
+    run_tournament,
+    save_winners,
+)
 from jurist.autonomy._variants import (
     JudgeVariant,
     Technique,
@@ -76,19 +99,25 @@ from jurist.autonomy._variants import (
 
 __all__ = [
     "Adversarial",
+    "Analysis",
     "Analyst",
+    "AnalyzeRequest",
+    "AutonomyStore",
     "Breaker",
     "Breakpoint",
-    "Budget",
-    "Budgeted",
     "Case",
     "CasesError",
+    "Challenge",
+    "ChallengeRequest",
     "ConstraintViolation",
     "Constraints",
     "CriterionSpec",
     "CycleOutcome",
     "CycleSpec",
     "CycleState",
+    "CycleStatus",
+    "EvaluateRequest",
+    "Evaluation",
     "Evaluator",
     "Fitness",
     "Halt",
@@ -97,19 +126,29 @@ __all__ = [
     "JudgeVariant",
     "Limits",
     "LimitsError",
+    "LoopState",
     "MessageError",
     "MessageKind",
     "MessageType",
     "Meta",
+    "Pending",
     "Reputation",
     "ReputationBook",
+    "ReputationChange",
     "ReputationEvent",
     "ReputationMetrics",
+    "Review",
+    "ReviewRequest",
+    "Rewrite",
+    "RewriteRequest",
     "Rewriter",
     "Role",
     "RoleFailure",
     "RoleModels",
     "Stage",
+    "Standing",
+    "StoredCycle",
+    "StoredCycleEvent",
     "Technique",
     "TournamentResult",
     "VariantError",
@@ -118,6 +157,7 @@ __all__ = [
     "generate_variants",
     "involvement",
     "load_cases",
+    "load_ground_truth",
     "load_variants",
     "meta_reviews",
     "needs_approval",

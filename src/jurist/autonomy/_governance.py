@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from jurist.core import JuristError, Usage
+from jurist.llm import Budget
 
 # Scores and costs are sums and differences of floats, and 0.8 - 0.7 is 0.10000000000000009:
 # a value on a bound must count as on it, not past it.
@@ -92,6 +93,10 @@ class Limits(BaseModel):
         if len(lowered) != len(weights):
             raise ValueError("severities must differ other than in case")
         return lowered
+
+    def budget(self) -> Budget:
+        """A budget holding one cycle to these limits' cost and tokens."""
+        return Budget(max_cost_usd=self.max_cost_usd, max_tokens=self.max_tokens)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, source: str = "limits") -> "Limits":

@@ -53,7 +53,7 @@ from jurist.judges import CriterionJudge
 from jurist.judges._common import shorten
 from jurist.judges._model import ModelRef, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
-from jurist.llm import ErrorKind, Model, ModelError, ModelWrapper, Request, Response
+from jurist.llm import ErrorKind, Model, ModelError, with_options
 from jurist.prompts import PromptTemplate
 
 T = TypeVar("T", bound=BaseModel)
@@ -114,22 +114,6 @@ def _cause(kind: ErrorKind) -> FailureCause:
 
 def _model_failure(role: Role, exc: ModelError) -> RoleFailure:
     return RoleFailure(role, _cause(exc.kind), f"the model failed ({exc.kind.value}): {exc.cause}")
-
-
-class _Bounded(ModelWrapper):
-    """Gives every request the message's timeout and, when set, the role's temperature. The
-    evaluator's criterion judges build their own requests; this is how they get both."""
-
-    def __init__(self, inner: Model, *, timeout_s: float, temperature: float | None) -> None:
-        super().__init__(inner)
-        self.timeout_s = timeout_s
-        self.temperature = temperature
-
-    async def complete(self, request: Request) -> Response:
-        changes: dict[str, Any] = {"timeout_s": self.timeout_s}
-        if self.temperature is not None:
-            changes["temperature"] = self.temperature
-        return await self.inner.complete(dataclasses.replace(request, **changes))
 
 
 def _string(max_length: int) -> JsonValue:
@@ -292,7 +276,9 @@ class Evaluator(JudgeRole):
             model = self.model.get()
         except ModelError as exc:
             raise _model_failure(self.role, exc) from exc
-        bounded = _Bounded(
+        # The criterion judges build their own requests: this is how they get the message's
+        # timeout and, when set, the role's temperature.
+        bounded = with_options(
             model, timeout_s=message.request.timeout_seconds, temperature=self.temperature
         )
         ctx = Context(request.prompt, output=request.response, metadata=request.context)

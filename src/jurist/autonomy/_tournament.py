@@ -44,7 +44,7 @@ from jurist.calibration import (
 from jurist.core import Context, Judge, Judgment, Status, Usage, run_judge
 from jurist.judges._model import ModelRef
 from jurist.jury import parse_judge_spec
-from jurist.llm import Model, ModelWrapper, Request, Response
+from jurist.llm import Model, with_options
 from jurist.prompts import PromptError
 
 GroundTruthMetric = Literal["balanced_accuracy", "accuracy"]
@@ -54,20 +54,6 @@ VARIANTS_FILE = "variants.yaml"
 SPEC_SUFFIX = ".judge.yaml"
 # Fitness values closer than this are a tie (a weighted sum of floats is not exact).
 _TIE_DIGITS = 9
-
-
-class Resampled(ModelWrapper):
-    """Asks the inner model at `temperature` with `seed`, whatever the request says: the
-    sampled runs that show whether a variant keeps its verdict."""
-
-    def __init__(self, inner: Model, *, temperature: float, seed: int) -> None:
-        super().__init__(inner)
-        self.temperature = temperature
-        self.seed = seed
-
-    async def complete(self, request: Request) -> Response:
-        sampled = dataclasses.replace(request, temperature=self.temperature, seed=self.seed)
-        return await self.inner.complete(sampled)
 
 
 class Fitness(BaseModel):
@@ -307,7 +293,8 @@ def _judges(
     built: list[list[Judge]] = []
     for index, variant in enumerate(variants):
         models: list[Model] = [model] + [
-            Resampled(model, temperature=temperature, seed=seed) for seed in range(1, samples + 1)
+            with_options(model, temperature=temperature, seed=seed)
+            for seed in range(1, samples + 1)
         ]
         try:
             built.append([variant.build(m) for m in models])

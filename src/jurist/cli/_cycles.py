@@ -30,10 +30,9 @@ from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
 from jurist.llm import ModelError
 from jurist.store import StoreError
-from jurist.store._autonomy import StoredCycle, StoredCycleEvent
 
 if TYPE_CHECKING:
-    from jurist.autonomy._loop import CycleOutcome
+    from jurist.autonomy import CycleOutcome, StoredCycle, StoredCycleEvent
 
 
 # The autonomy modules pull in the judges, and the tournament jurist.calibration (scipy,
@@ -52,8 +51,8 @@ CycleArgument = Annotated[str, typer.Argument(help="The cycle's id or name.")]
 # --- jurist cycles ------------------------------------------------------------------------
 
 
-def _cycle_row(stored: StoredCycle) -> dict[str, Any]:
-    from jurist.autonomy._loop import outcome_of
+def _cycle_row(stored: "StoredCycle") -> dict[str, Any]:
+    from jurist.autonomy import outcome_of
 
     outcome = outcome_of(stored)
     return {
@@ -77,7 +76,7 @@ def list_cycles(
 ) -> None:
     """The newest cycles first: status, iterations and held-out score before and after."""
 
-    async def read() -> list[StoredCycle]:
+    async def read() -> "list[StoredCycle]":
         async with await open_store(database) as store:
             return await store.list_cycles(limit)
 
@@ -121,7 +120,7 @@ def print_wide(table: Table) -> None:
 
 async def _cycle_and_events(
     database: str | None, cycle: str
-) -> tuple[StoredCycle, list[StoredCycleEvent]]:
+) -> "tuple[StoredCycle, list[StoredCycleEvent]]":
     async with await open_store(database) as store:
         stored = await store.get_cycle(cycle)
         if stored is None:
@@ -137,7 +136,7 @@ def show_cycle(
 ) -> None:
     """Replay a cycle: every stored message in order (its stage, kind, gist, tokens and
     cost), then where the cycle stands."""
-    from jurist.autonomy._loop import outcome_of
+    from jurist.autonomy import outcome_of
 
     try:
         stored, events = run_sync(lambda: _cycle_and_events(database, cycle))
@@ -210,7 +209,7 @@ def approve(
     """Approve (or --reject) the change a paused cycle waits on, then go on with the cycle
     and report as `jurist improve` does (with its exit codes). With --no-continue only the
     decision is recorded, and the exit code is 0."""
-    from jurist.autonomy._loop import approve_cycle, resume_cycle
+    from jurist.autonomy import approve_cycle, resume_cycle
 
     if out is not None and not out.parent.is_dir():
         exit_bad_input(BadInput(f"--out: no such directory: {out.parent}"))
@@ -261,7 +260,7 @@ def event_gist(message: Mapping[str, Any]) -> str:
 
 
 def _protocol_gist(message: Mapping[str, Any]) -> str:
-    from jurist.autonomy import _messages as m
+    import jurist.autonomy as m
 
     try:
         parsed = m.parse_message(message)

@@ -25,12 +25,9 @@ from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
 from jurist.llm import ModelError
 from jurist.store import StoreError
-from jurist.store._autonomy import AutonomyStore, CycleStatus
 
 if TYPE_CHECKING:
-    from jurist.autonomy._governance import Limits
-    from jurist.autonomy._loop import CycleOutcome, CycleSpec
-    from jurist.autonomy._messages import CriterionSpec
+    from jurist.autonomy import AutonomyStore, CriterionSpec, CycleOutcome, CycleSpec, Limits
 
 
 # The autonomy modules pull in the judges, and the tournament jurist.calibration (scipy,
@@ -42,7 +39,9 @@ _CRITERION_NAME = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,59})=(.+)", re.DOTALL)
 _BREAKPOINTS = ("significant_change", "every", "none")
 
 
-async def open_store(database: str | None) -> AutonomyStore:
+async def open_store(database: str | None) -> "AutonomyStore":
+    from jurist.autonomy import AutonomyStore
+
     try:
         return await AutonomyStore.open(database)
     except StoreError as exc:
@@ -169,7 +168,7 @@ def improve_command(
     except BadInput as exc:
         exit_bad_input(exc)
 
-    from jurist.autonomy._loop import resume_cycle, start_cycle
+    from jurist.autonomy import resume_cycle, start_cycle
 
     async def run() -> "CycleOutcome":
         async with await open_store(database) as store:
@@ -201,8 +200,10 @@ def improve_command(
     finish(outcome, out=out, as_json=as_json)
 
 
-async def _check_resumable(store: AutonomyStore, cycle: str) -> None:
+async def _check_resumable(store: "AutonomyStore", cycle: str) -> None:
     """Refuse, naming --resume, a cycle that is unknown or cannot go on."""
+    from jurist.autonomy import CycleStatus
+
     stored = await store.get_cycle(cycle)
     if stored is None:
         raise BadInput(f"--resume: no cycle with id or name {cycle!r} (see `jurist cycles list`)")
@@ -254,7 +255,7 @@ def _breakpoint(value: str | None) -> str | None:
 
 def _limits(path: Path | None, overrides: Mapping[str, tuple[str, object]]) -> "Limits":
     """The limits of the --limits file (else the defaults), with the flags given on top."""
-    from jurist.autonomy._governance import Limits, LimitsError
+    from jurist.autonomy import Limits, LimitsError
 
     try:
         base = Limits() if path is None else Limits.from_yaml(path)
@@ -283,8 +284,7 @@ def _spec(
     limits: "Limits",
     holdout: float | None,
 ) -> "CycleSpec":
-    from jurist.autonomy._cases import CasesError, load_cases
-    from jurist.autonomy._loop import CycleSpec
+    from jurist.autonomy import CasesError, CycleSpec, load_cases
 
     if prompt is None:
         raise BadInput("--prompt: give the file holding the prompt to improve")
@@ -328,7 +328,7 @@ def _spec(
 def criterion_specs(given: Sequence[str]) -> "list[CriterionSpec]":
     """`--criterion` values as named criteria: NAME=TEXT keeps its name; plain text is
     named after its first words."""
-    from jurist.autonomy._messages import CriterionSpec
+    from jurist.autonomy import CriterionSpec
 
     specs: list[CriterionSpec] = []
     taken: set[str] = set()
@@ -361,6 +361,8 @@ def _unused(name: str, taken: set[str]) -> str:
 
 def exit_code_of(outcome: "CycleOutcome") -> int:
     """The exit code for a cycle's outcome (see `improve`)."""
+    from jurist.autonomy import CycleStatus
+
     if outcome.status is CycleStatus.PAUSED:
         return PAUSED_EXIT
     if outcome.status in (CycleStatus.FAILED, CycleStatus.RUNNING):
@@ -390,6 +392,8 @@ def finish(outcome: "CycleOutcome", *, out: Path | None, as_json: bool) -> NoRet
 
 def render_outcome(console: Console, outcome: "CycleOutcome") -> None:
     """The cycle's headline and numbers, its final prompt, and what to do when paused."""
+    from jurist.autonomy import CycleStatus
+
     who = f"{outcome.name} ({outcome.cycle_id})" if outcome.name else outcome.cycle_id
     console.print(Text.assemble(("cycle ", "bold"), (who, "bold"), f"  {outcome.status.value}"))
     table = Table(show_header=False, box=None, pad_edge=False)

@@ -20,7 +20,7 @@ from jurist.core import run_sync
 from jurist.store import StoreError
 
 if TYPE_CHECKING:
-    from jurist.autonomy._reputation import Reputation
+    from jurist.autonomy import Reputation
 
 
 # The autonomy modules pull in the judges, and the tournament jurist.calibration (scipy,

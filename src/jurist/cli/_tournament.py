@@ -23,11 +23,15 @@ from jurist.cli._reputation import reputation_row
 from jurist.core import run_sync
 from jurist.llm import ModelError
 from jurist.store import StoreError, new_id
-from jurist.store._autonomy import AutonomyStore
 
 if TYPE_CHECKING:
-    from jurist.autonomy._reputation import Reputation, ReputationMetrics
-    from jurist.autonomy._tournament import Standing, TournamentResult
+    from jurist.autonomy import (
+        AutonomyStore,
+        Reputation,
+        ReputationMetrics,
+        Standing,
+        TournamentResult,
+    )
 
 
 # The autonomy modules pull in the judges, and the tournament jurist.calibration (scipy,
@@ -101,8 +105,14 @@ def tournament_command(
     except BadInput as exc:
         exit_bad_input(exc)
 
-    from jurist.autonomy._tournament import load_ground_truth, run_tournament, save_winners
-    from jurist.autonomy._variants import VariantError, load_variants, seed_variants
+    from jurist.autonomy import (
+        VariantError,
+        load_ground_truth,
+        load_variants,
+        run_tournament,
+        save_winners,
+        seed_variants,
+    )
     from jurist.calibration import CalibrationDatasetError
     from jurist.judges._model import ModelRef
 
@@ -214,7 +224,7 @@ def standing_metrics(row: "Standing", metrics: "ReputationMetrics") -> "Reputati
     """`metrics` with what one tournament showed of a variant folded in: its balanced
     accuracy against the labels (plain accuracy when only that is defined), its
     consistency, its agreement with its peers, and the cases it judged."""
-    from jurist.autonomy._reputation import ReputationMetrics
+    from jurist.autonomy import ReputationMetrics
 
     accuracy = row.balanced_accuracy if row.balanced_accuracy is not None else row.accuracy
     if accuracy is not None:
@@ -227,11 +237,11 @@ def standing_metrics(row: "Standing", metrics: "ReputationMetrics") -> "Reputati
 
 
 async def record_reputations(
-    store: AutonomyStore, result: "TournamentResult"
+    store: "AutonomyStore", result: "TournamentResult"
 ) -> "list[Reputation]":
     """Fold each variant's showing into its stored reputation, seed its score from the
     metrics, and save both with the change that moved the score."""
-    from jurist.autonomy._reputation import ReputationBook
+    from jurist.autonomy import ReputationBook
 
     tournament = f"tournament-{new_id()}"
     recorded: list[Reputation] = []

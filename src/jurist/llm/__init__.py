@@ -6,6 +6,7 @@ limits, a response cache, structured-output checking and cost accounting. Every 
 `ModelError` with a `kind`.
 """
 
+from jurist.llm._budget import Budget, Budgeted, Reservation
 from jurist.llm._cache import Cached, ResponseCache
 from jurist.llm._call_budget import CallBudget
 from jurist.llm._catalog import CATALOG, KnownModel
@@ -21,9 +22,16 @@ from jurist.llm._embeddings import (
 )
 from jurist.llm._get_model import get_model
 from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
-from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
+from jurist.llm._limits import (
+    ConcurrencyLimited,
+    RateLimited,
+    TimeLimited,
+    estimate_input_tokens,
+    estimate_tokens,
+)
 from jurist.llm._logprobs import label_probabilities
 from jurist.llm._meter import Metered
+from jurist.llm._overrides import WithOptions, with_options
 from jurist.llm._redaction import (
     PresidioRedactor,
     Redactor,
@@ -50,6 +58,8 @@ from jurist.llm._wrapper import ModelWrapper, complete_sync, innermost
 
 __all__ = [
     "CATALOG",
+    "Budget",
+    "Budgeted",
     "Cached",
     "CallBudget",
     "Capabilities",
@@ -75,6 +85,7 @@ __all__ = [
     "Redactor",
     "Request",
     "RequestHook",
+    "Reservation",
     "Response",
     "ResponseCache",
     "ResponseHook",
@@ -83,9 +94,12 @@ __all__ = [
     "TimeLimited",
     "TokenLogprob",
     "TopLogprob",
+    "WithOptions",
     "complete_sync",
     "cosine",
     "embedder_available",
+    "estimate_input_tokens",
+    "estimate_tokens",
     "extract_json",
     "generation_running",
     "get_embedder",
@@ -97,4 +111,5 @@ __all__ = [
     "rank_by_similarity",
     "redact_json",
     "redaction_hook",
+    "with_options",
 ]

@@ -1,6 +1,7 @@
 """Limits on calls: how long one may take, how many run at once, how many start per minute."""
 
 import asyncio
+import json
 import math
 import time
 import weakref
@@ -9,6 +10,15 @@ from collections.abc import Awaitable, Callable
 
 from jurist.llm._types import ErrorKind, Model, ModelError, Request, Response
 from jurist.llm._wrapper import ModelWrapper
+
+# Tokenizers of current models average about four characters of English prose a token, and
+# closer to three for code, numbers and rare words. Three bytes of UTF-8 a token errs high for
+# all of these, and counting bytes rather than characters keeps erring high for text outside
+# ASCII, whose characters take two to four bytes and often a token each.
+_BYTES_PER_TOKEN = 3
+# Chat templates wrap each message in role markers: ChatML's "<|im_start|>role\n ...
+# <|im_end|>\n" is five tokens, OpenAI counts three or four.
+_TOKENS_PER_MESSAGE = 5
 
 
 class TimeLimited(ModelWrapper):
@@ -250,10 +260,22 @@ class RateLimited(ModelWrapper):
 
 
 def estimate_tokens(request: Request) -> int:
-    """A pre-call guess at a request's tokens: about four characters a token in, and the
-    whole `max_tokens` out for each sample."""
-    characters = sum(len(message.content) for message in request.messages)
-    return math.ceil(characters / 4) + (request.max_tokens or 0) * request.n
+    """A pre-call estimate of a request's tokens that errs high: its input (see
+    `estimate_input_tokens`) and the whole `max_tokens` out for each sample."""
+    return estimate_input_tokens(request) + (request.max_tokens or 0) * request.n
+
+
+def estimate_input_tokens(request: Request) -> int:
+    """A pre-call estimate of a request's input tokens that errs high for ordinary text: its
+    messages (and JSON schema, which providers send as part of the prompt) at three bytes of
+    UTF-8 a token, rounded up, plus each message's role markers. An estimate, not a proof: a
+    tokenizer may split unusual text finer, and then the usage the provider reports after the
+    call corrects whoever relied on the estimate (a rate limit, a budget)."""
+    texts = [message.content for message in request.messages]
+    if request.json_schema is not None:
+        texts.append(json.dumps(request.json_schema))
+    size = sum(len(text.encode("utf-8")) for text in texts)
+    return math.ceil(size / _BYTES_PER_TOKEN) + _TOKENS_PER_MESSAGE * len(request.messages)
 
 
 def _used_tokens(response: Response, estimate: int) -> int:

@@ -14,11 +14,18 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from jurist.autonomy import (
+    AutonomyStore,
+    CycleStatus,
+    StoredCycle,
+    StoredCycleEvent,
+    outcome_of,
+)
+from jurist.autonomy import approve_cycle as decide
 from jurist.server._edge import StrictJsonRoute
 from jurist.server._errors import ErrorBody, ServiceError, error_responses
 from jurist.server._routes import Caller, caller_of, service_of
 from jurist.store import StoreError
-from jurist.store._autonomy import AutonomyStore, CycleStatus, StoredCycle, StoredCycleEvent
 
 router = APIRouter(tags=["cycles"], route_class=StrictJsonRoute)
 
@@ -93,8 +100,6 @@ def _store(request: Request) -> AutonomyStore:
 
 
 def _summary_fields(stored: StoredCycle) -> dict[str, Any]:
-    from jurist.autonomy._loop import outcome_of
-
     outcome = outcome_of(stored)
     usage = outcome.usage
     return {
@@ -200,8 +205,6 @@ async def get_cycle(cycle_id: str, request: Request, key_id: Caller) -> CycleDet
 async def approve_cycle(
     cycle_id: str, body: Approval, request: Request, key_id: Caller
 ) -> CycleSummary:
-    from jurist.autonomy._loop import approve_cycle as decide
-
     # The audit log keeps who decided what, and why.
     request.state.audit_detail = {"cycle": cycle_id, **body.model_dump()}
     if not caller_of(request).is_admin:

@@ -6,28 +6,20 @@ does not fit is refused with `ModelError(kind=BUDGET)` and the model is never ca
 """
 
 import dataclasses
-import json
 import logging
 import math
 import threading
 
-from jurist.autonomy._governance import Limits
 from jurist.core import Usage
-from jurist.llm import ErrorKind, Model, ModelError, ModelWrapper, PriceTable, Request, Response
+from jurist.llm._cost import PriceTable
+from jurist.llm._limits import estimate_input_tokens
+from jurist.llm._types import ErrorKind, Model, ModelError, Request, Response
+from jurist.llm._wrapper import ModelWrapper
 
-log = logging.getLogger("jurist.autonomy")
+log = logging.getLogger(__name__)
 
 # Costs are sums of small floats; a call that lands exactly on the limit fits.
 _TOLERANCE = 1e-12
-
-# Tokenizers of current models average about four characters of English prose a token, and
-# closer to three for code, numbers and rare words. Three bytes of UTF-8 a token errs high for
-# all of these, and counting bytes rather than characters keeps erring high for text outside
-# ASCII, whose characters take two to four bytes and often a token each.
-_BYTES_PER_TOKEN = 3
-# Chat templates wrap each message in role markers: ChatML's "<|im_start|>role\n ...
-# <|im_end|>\n" is five tokens, OpenAI counts three or four.
-_TOKENS_PER_MESSAGE = 5
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -67,11 +59,6 @@ class Budget:
         self._known_cost_usd = 0.0
         self._unpriced_calls = 0
         self._reserved: set[Reservation] = set()
-
-    @classmethod
-    def from_limits(cls, limits: Limits) -> "Budget":
-        """The budget of one cycle under `limits`."""
-        return cls(max_cost_usd=limits.max_cost_usd, max_tokens=limits.max_tokens)
 
     @property
     def spent(self) -> Usage:
@@ -264,16 +251,3 @@ class Budgeted(ModelWrapper):
             self.budget.max_cost_usd,
             bound,
         )
-
-
-def estimate_input_tokens(request: Request) -> int:
-    """A pre-call estimate of a request's input tokens that errs high for ordinary text: its
-    messages (and JSON schema, which providers send as part of the prompt) at three bytes of
-    UTF-8 a token, rounded up, plus each message's role markers. An estimate, not a proof: a
-    tokenizer may split unusual text finer, and then the actual usage, charged after the call,
-    corrects the budget."""
-    texts = [message.content for message in request.messages]
-    if request.json_schema is not None:
-        texts.append(json.dumps(request.json_schema))
-    size = sum(len(text.encode("utf-8")) for text in texts)
-    return math.ceil(size / _BYTES_PER_TOKEN) + _TOKENS_PER_MESSAGE * len(request.messages)

@@ -8,10 +8,17 @@ from collections.abc import Callable
 
 import pytest
 
-from jurist.autonomy._budget import Budget, Budgeted, estimate_input_tokens
-from jurist.autonomy._governance import Limits
 from jurist.core import Usage
-from jurist.llm import ErrorKind, Message, ModelError, Request, Response
+from jurist.llm import (
+    Budget,
+    Budgeted,
+    ErrorKind,
+    Message,
+    ModelError,
+    Request,
+    Response,
+    estimate_input_tokens,
+)
 from jurist.llm._cost import ModelPrice, PriceTable
 from scripted import ScriptedModel, answer, gated, settle
 
@@ -224,13 +231,13 @@ async def test_an_unpriced_model_is_bounded_by_tokens_only_and_says_so(caplog):
     budget = Budget(max_cost_usd=0.01, max_tokens=60)
     scripted, model = budgeted(budget, [answer(model="test:unpriced")] * 4, "test:unpriced")
     assert not model.priced
-    with caplog.at_level(logging.WARNING, logger="jurist.autonomy"):
+    with caplog.at_level(logging.WARNING, logger="jurist.llm._budget"):
         for _ in range(3):  # far past 0.01 USD had they been priced
             await model.complete(REQUEST)
         with pytest.raises(ModelError, match="max_tokens"):
             await model.complete(REQUEST)
     assert scripted.calls == 3
-    warnings = [r.getMessage() for r in caplog.records if r.name == "jurist.autonomy"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "jurist.llm._budget"]
     assert warnings == [
         "budget: no price for model 'test:unpriced', so the cost limit of 0.01 USD cannot "
         "apply; only the token limit (60 tokens) bounds its calls"
@@ -242,24 +249,24 @@ async def test_an_unpriced_model_is_bounded_by_tokens_only_and_says_so(caplog):
 
 async def test_an_unpriced_model_without_a_token_limit_is_unbounded_and_says_so(caplog):
     _, model = budgeted(Budget(max_cost_usd=0.01), [answer()], "test:unpriced")
-    with caplog.at_level(logging.WARNING, logger="jurist.autonomy"):
+    with caplog.at_level(logging.WARNING, logger="jurist.llm._budget"):
         await model.complete(REQUEST)
     assert "nothing bounds its calls: set a token limit" in caplog.text
 
 
 async def test_no_warning_without_a_cost_limit(caplog):
     _, model = budgeted(Budget(max_tokens=100), [answer()], "test:unpriced")
-    with caplog.at_level(logging.WARNING, logger="jurist.autonomy"):
+    with caplog.at_level(logging.WARNING, logger="jurist.llm._budget"):
         await model.complete(REQUEST)
     assert caplog.records == []
 
 
 async def test_the_embedded_model_is_priced_at_nothing_so_tokens_bound_it(caplog):
     scripted = ScriptedModel("local:judge", [answer(model="local:judge")] * 2)
-    budget = Budget.from_limits(Limits(max_tokens=40))
+    budget = Budget(max_cost_usd=1.0, max_tokens=40)
     model = Budgeted(scripted, budget)  # the shipped price table
     assert model.priced
-    with caplog.at_level(logging.WARNING, logger="jurist.autonomy"):
+    with caplog.at_level(logging.WARNING, logger="jurist.llm._budget"):
         await model.complete(REQUEST)
         with pytest.raises(ModelError, match="max_tokens"):
             await model.complete(REQUEST)  # 15 + 27 would pass 40
@@ -268,11 +275,6 @@ async def test_the_embedded_model_is_priced_at_nothing_so_tokens_bound_it(caplog
 
 
 # The budget itself
-
-
-def test_a_budget_from_limits():
-    budget = Budget.from_limits(Limits(max_tokens=500))
-    assert (budget.max_cost_usd, budget.max_tokens) == (1.0, 500)
 
 
 @pytest.mark.parametrize(

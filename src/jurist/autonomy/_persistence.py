@@ -17,25 +17,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from pydantic import BaseModel
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from jurist.autonomy._reputation import Reputation, ReputationChange, ReputationMetrics
 from jurist.core import Usage, to_json_safe
-from jurist.store._handle import Transactional
-from jurist.store._records import new_id
-from jurist.store._tables import cycle_events, cycles, reputation_events
+from jurist.store import Transactional, cycle_events, cycles, new_id, reputation_events
 
 # `reputations` is a method's name too.
-from jurist.store._tables import reputations as reputations_table
-
-if TYPE_CHECKING:
-    # Imported when used, not here: jurist.autonomy's own modules import the store, and a
-    # store that imported jurist.autonomy on load would make that a cycle.
-    from jurist.autonomy._reputation import Reputation, ReputationChange
+from jurist.store import reputations as reputations_table
 
 # Scores match when they differ by float noise only.
 _SCORE_TOLERANCE = 1e-9
@@ -98,7 +92,7 @@ class AutonomyStore(Transactional):
 
     async def get_reputation(
         self, judge_id: str, *, with_history: bool = True
-    ) -> "Reputation | None":
+    ) -> Reputation | None:
         """The judge's reputation with its whole history (or none, `with_history=False`),
         or None when the judge has none stored."""
         _text("judge_id", judge_id, reputations_table.c.judge_id)
@@ -110,7 +104,7 @@ class AutonomyStore(Transactional):
             history = await _history(connection, judge_id) if with_history else []
         return _reputation(row, history)
 
-    async def reputations(self, *, with_history: bool = False) -> "list[Reputation]":
+    async def reputations(self, *, with_history: bool = False) -> list[Reputation]:
         """Every stored reputation, best score first (ties by judge id), without their
         histories unless `with_history`."""
         statement = sa.select(reputations_table).order_by(
@@ -126,7 +120,7 @@ class AutonomyStore(Transactional):
 
     async def reputation_history(
         self, judge_id: str, limit: int | None = None
-    ) -> "list[ReputationChange]":
+    ) -> list[ReputationChange]:
         """The judge's score changes, oldest first; only the newest `limit` when given.
         Empty for a judge with no stored reputation."""
         _text("judge_id", judge_id, reputations_table.c.judge_id)
@@ -138,7 +132,7 @@ class AutonomyStore(Transactional):
             return await _history(connection, judge_id, limit)
 
     async def save_reputation(
-        self, reputation: "Reputation", new_changes: "Sequence[ReputationChange]" = ()
+        self, reputation: Reputation, new_changes: Sequence[ReputationChange] = ()
     ) -> None:
         """Store the judge's score and metrics and append `new_changes` to its history, in
         one transaction.
@@ -148,8 +142,6 @@ class AutonomyStore(Transactional):
         where the last ended, from the stored score to `reputation.score`; a score that
         moved with no change to explain it is refused.
         """
-        from jurist.autonomy._reputation import Reputation, ReputationChange
-
         if not isinstance(reputation, Reputation):
             raise ValueError(f"reputation must be a Reputation, got {type(reputation).__name__}")
         changes = list(new_changes)
@@ -372,7 +364,7 @@ class AutonomyStore(Transactional):
         ]
 
 
-def _check_chain(reputation: "Reputation", changes: Sequence["ReputationChange"]) -> None:
+def _check_chain(reputation: Reputation, changes: Sequence[ReputationChange]) -> None:
     for index in range(1, len(changes)):
         if not _same(changes[index - 1].after, changes[index].before):
             raise ValueError(
@@ -407,7 +399,7 @@ def _replaced(excluded: Any) -> dict[str, Any]:
     return {name: excluded[name] for name in ("score", "metrics", "updated_at")}
 
 
-def _change_row(judge_id: str, change: "ReputationChange") -> dict[str, Any]:
+def _change_row(judge_id: str, change: ReputationChange) -> dict[str, Any]:
     return {
         "judge_id": judge_id,
         "event": change.event.value,
@@ -422,9 +414,7 @@ def _change_row(judge_id: str, change: "ReputationChange") -> dict[str, Any]:
 
 async def _history(
     connection: AsyncConnection, judge_id: str, limit: int | None = None
-) -> "list[ReputationChange]":
-    from jurist.autonomy._reputation import ReputationChange
-
+) -> list[ReputationChange]:
     statement = (
         sa.select(reputation_events)
         .where(reputation_events.c.judge_id == judge_id)
@@ -447,9 +437,7 @@ async def _history(
     ]
 
 
-def _reputation(row: sa.RowMapping, history: "list[ReputationChange]") -> "Reputation":
-    from jurist.autonomy._reputation import Reputation, ReputationMetrics
-
+def _reputation(row: sa.RowMapping, history: list[ReputationChange]) -> Reputation:
     return Reputation(
         judge_id=row["judge_id"],
         score=row["score"],

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from alembic import command
 from pydantic import BaseModel
 
+from jurist.autonomy._persistence import AutonomyStore, CycleStatus
 from jurist.autonomy._reputation import (
     Reputation,
     ReputationEvent,
@@ -17,7 +18,6 @@ from jurist.autonomy._reputation import (
 )
 from jurist.core import Usage
 from jurist.store import DuplicateRecordError, alembic_config, create_engine, migrate
-from jurist.store._autonomy import AutonomyStore, CycleStatus
 
 E = ReputationEvent
 AT = datetime(2026, 11, 22, 17, 30, 0, 123456, tzinfo=UTC)
