@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jurist.calibration import _position
-from jurist.calibration._position import (
+from jurist.calibration import (
     PositionLabel,
     PositionPair,
     PositionReport,
+    _position,
     calibrate_out_of_fold,
     fit_offset,
     out_of_fold_offsets,
