@@ -11,12 +11,9 @@ from pydantic import ValidationError
 
 from jurist.autonomy._governance import (
     Breaker,
-    Breakpoint,
     CycleState,
     Halt,
     Involvement,
-    Limits,
-    LimitsError,
     ProposedChange,
     StabilityInputs,
     check_breakers,
@@ -31,6 +28,7 @@ from jurist.autonomy._governance import (
     stability_terms,
     tripped_breakers,
 )
+from jurist.autonomy._limits import Breakpoint, Limits, LimitsError
 from jurist.core import Usage
 
 LIMITS = Limits()

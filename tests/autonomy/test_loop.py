@@ -12,7 +12,7 @@ from jurist.autonomy import (
     AutonomyStore,
     Breakpoint,
     Case,
-    CriterionSpec,
+    CycleCriterion,
     CycleSpec,
     CycleStatus,
     Limits,
@@ -30,7 +30,7 @@ BETTER = (
     "Name three things the topic below brings to mind. Answer as a bulleted list, one per line."
 )
 SAME = "Name three things the topic below brings to mind, in a brief answer."
-CRITERIA = [CriterionSpec(name="list", description="The response is a bulleted list")]
+CRITERIA = [CycleCriterion(name="list", description="The response is a bulleted list")]
 CASES = [Case(id=f"c{i}", input=f"Topic {i}: metals.") for i in range(4)]
 
 

@@ -7,21 +7,27 @@ from datetime import UTC, datetime
 import pytest
 
 from jurist.autonomy._messages import (
-    HANDLING_ROLE,
     PROTOCOL_VERSION,
+    JudgeMessage,
+    MessageError,
+    error_path,
+    parse_message,
+    reply_to,
+    request_message,
+)
+from jurist.autonomy._payloads import (
+    HANDLING_ROLE,
     Analysis,
     AnalyzeRequest,
     Challenge,
     ChallengeRequest,
     Constraints,
-    CriterionSpec,
+    CycleCriterion,
     EvaluateRequest,
     Evaluation,
     EvaluationSummary,
     Finding,
     FindingKind,
-    JudgeMessage,
-    MessageError,
     MessageKind,
     MessageType,
     Review,
@@ -32,17 +38,13 @@ from jurist.autonomy._messages import (
     RewriteRequest,
     Role,
     Stage,
-    error_path,
-    parse_message,
     payload_model,
-    reply_to,
-    request_message,
 )
 from jurist.core import Usage
 
 CRITERIA = [
-    CriterionSpec(name="format", description="The answer is a bulleted list", weight=2.0),
-    CriterionSpec(name="brevity", description="The answer has at most five bullets"),
+    CycleCriterion(name="format", description="The answer is a bulleted list", weight=2.0),
+    CycleCriterion(name="brevity", description="The answer has at most five bullets"),
 ]
 ANALYSIS = Analysis(
     failure_type="format_mismatch",

@@ -6,18 +6,23 @@ import json
 import pytest
 
 from jurist.autonomy._messages import (
+    JudgeMessage,
+    MessageError,
+    reply_to,
+    request_message,
+)
+from jurist.autonomy._payloads import (
     Analysis,
     AnalyzeRequest,
     Challenge,
     ChallengeRequest,
     Constraints,
-    CriterionSpec,
+    CycleCriterion,
     EvaluateRequest,
     Evaluation,
     EvaluationSummary,
     FindingKind,
-    JudgeMessage,
-    MessageError,
+    FindingSeverity,
     MessageKind,
     MessageType,
     Review,
@@ -27,10 +32,7 @@ from jurist.autonomy._messages import (
     RewriteConstraints,
     RewriteRequest,
     Role,
-    Severity,
     Stage,
-    reply_to,
-    request_message,
 )
 from jurist.autonomy._roles import (
     Adversarial,
@@ -48,8 +50,8 @@ from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 PROMPT = "List three uses of copper."
 CRITERIA = [
-    CriterionSpec(name="format", description="The response is a bulleted list", weight=3.0),
-    CriterionSpec(name="count", description="The response names exactly three uses"),
+    CycleCriterion(name="format", description="The response is a bulleted list", weight=3.0),
+    CycleCriterion(name="count", description="The response names exactly three uses"),
 ]
 ANALYSIS = Analysis(
     failure_type="format_mismatch",
@@ -420,7 +422,7 @@ async def test_the_adversarial_judge_reports_findings():
     result = reply.payload
     assert isinstance(result, Challenge)
     assert [f.kind for f in result.findings] == [FindingKind.GAMING, FindingKind.AMBIGUITY]
-    assert result.findings[0].severity is Severity.HIGH
+    assert result.findings[0].severity is FindingSeverity.HIGH
     assert reply.metadata.sender_role is Role.ADVERSARIAL
     sent = model.requests[0]
     assert sent.json_schema["properties"]["findings"]["maxItems"] == 5

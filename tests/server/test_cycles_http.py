@@ -8,7 +8,7 @@ import pytest
 from jurist.autonomy import (
     AutonomyStore,
     Case,
-    CriterionSpec,
+    CycleCriterion,
     CycleSpec,
     CycleStatus,
     LoopState,
@@ -21,7 +21,7 @@ INITIAL = "You answer questions."
 PROPOSED = "You answer questions, briefly."
 SPEC = CycleSpec(
     prompt=INITIAL,
-    criteria=[CriterionSpec(name="fine", description="The answer is fine")],
+    criteria=[CycleCriterion(name="fine", description="The answer is fine")],
     cases=[Case(id="a", input="Question a?"), Case(id="b", input="Question b?")],
 )
 

@@ -3,7 +3,7 @@ improvement loop that keeps a rewritten prompt only when it scores better on hel
 cases, governance (limits, circuit breakers, budgets enforced before each call, human
 breakpoints, meta-judge involvement), judge variants and tournaments, and reputations.
 
-    spec = CycleSpec(prompt=..., criteria=[CriterionSpec(name=..., description=...)],
+    spec = CycleSpec(prompt=..., criteria=[CycleCriterion(name=..., description=...)],
                      cases=load_cases("cases.jsonl"), limits=Limits(max_iterations=3))
     async with await AutonomyStore.open() as store:
         outcome = await start_cycle(spec, store)
@@ -20,30 +20,33 @@ from jurist.autonomy._cycle_models import (
 )
 from jurist.autonomy._governance import (
     Breaker,
-    Breakpoint,
     CycleState,
     Halt,
     Involvement,
-    Limits,
-    LimitsError,
     check_breakers,
     involvement,
     meta_reviews,
     needs_approval,
     stability_score,
 )
+from jurist.autonomy._limits import Breakpoint, Limits, LimitsError
 from jurist.autonomy._loop import approve_cycle, resume_cycle, start_cycle
 from jurist.autonomy._messages import (
+    JudgeMessage,
+    MessageError,
+    parse_message,
+    reply_to,
+    request_message,
+)
+from jurist.autonomy._payloads import (
     Analysis,
     AnalyzeRequest,
     Challenge,
     ChallengeRequest,
     Constraints,
-    CriterionSpec,
+    CycleCriterion,
     EvaluateRequest,
     Evaluation,
-    JudgeMessage,
-    MessageError,
     MessageKind,
     MessageType,
     Review,
@@ -52,9 +55,6 @@ from jurist.autonomy._messages import (
     RewriteRequest,
     Role,
     Stage,
-    parse_message,
-    reply_to,
-    request_message,
 )
 from jurist.autonomy._persistence import (
     AutonomyStore,
@@ -111,7 +111,7 @@ __all__ = [
     "ChallengeRequest",
     "ConstraintViolation",
     "Constraints",
-    "CriterionSpec",
+    "CycleCriterion",
     "CycleOutcome",
     "CycleSpec",
     "CycleState",

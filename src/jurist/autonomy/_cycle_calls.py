@@ -8,18 +8,20 @@ from typing import Any
 from jurist.autonomy._cases import Case, TargetOutput, run_prompt, split_cases
 from jurist.autonomy._cycle_models import CycleSpec, EventSink, LoopState, RoleModels
 from jurist.autonomy._messages import (
+    JudgeMessage,
+    MessageError,
+    request_message,
+)
+from jurist.autonomy._payloads import (
     Constraints,
     EvaluateRequest,
     Evaluation,
     EvaluationSummary,
-    JudgeMessage,
-    MessageError,
     MessageType,
     ReplyPayload,
     RequestPayload,
     Role,
     Stage,
-    request_message,
 )
 from jurist.autonomy._persistence import AutonomyStore
 from jurist.autonomy._reputation import ReputationBook, ReputationEvent

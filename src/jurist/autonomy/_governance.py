@@ -1,228 +1,27 @@
-"""Governance of an improvement cycle: the limits it runs under, the circuit breakers that halt
-it, when a human must approve a change, and how closely the meta-judge watches.
+"""Governance of an improvement cycle: the circuit breakers that halt it, when a human must
+approve a change, how steady its improvement is, and how closely the meta-judge watches.
 
 Everything here is pure: values in, decisions out. The loop owns the state and makes the calls;
-the budget that refuses a model call before it is made lives in `_budget.py`.
+the limits live in `_limits.py`, and the budget that refuses a model call before it is made is
+`jurist.llm.Budgeted`.
 """
 
 import math
 import statistics
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field
 
-from jurist.core import JuristError, Usage
-from jurist.llm import Budget
-
-# Scores and costs are sums and differences of floats, and 0.8 - 0.7 is 0.10000000000000009:
-# a value on a bound must count as on it, not past it.
-_TOLERANCE = 1e-9
-
-_FROZEN = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-Fraction = Annotated[float, Field(ge=0, le=1)]
-
-
-class LimitsError(JuristError, ValueError):
-    """A limits configuration that cannot be used; the message names the key and the problem."""
-
-
-class Breakpoint(StrEnum):
-    """When a human must approve an accepted change before it takes effect."""
-
-    SIGNIFICANT_CHANGE = "significant_change"
-    EVERY = "every"
-    NONE = "none"
-
-
-# How much one adversarial finding of each severity (the protocol's `Severity`) weighs, in
-# high-severity findings: two medium ones count as one high one, and low ones (wording, style)
-# barely count, so a cycle halts on serious problems, not on nits.
-DEFAULT_FINDING_WEIGHTS: Mapping[str, float] = {
-    "high": 1.0,
-    "medium": 0.5,
-    "low": 0.1,
-}
-
-
-class Limits(BaseModel):
-    """The bounds one improvement cycle runs within.
-
-    Count limits (iterations, cost, tokens, consecutive failures, adversarial findings) halt the
-    cycle when they are reached; `max_regression` is a tolerance and halts when the held-out
-    score falls below the best so far by more than it. `max_cost_usd` and `max_tokens` are
-    per cycle; None is no limit. `max_tokens` is what bounds a cycle on the embedded model,
-    whose calls cost nothing. `max_adversarial_findings` counts in high-severity findings,
-    other severities weighing what `finding_weights` says.
-
-    A change is accepted when it improves the score by at least `min_improvement_threshold`;
-    it is significant (and, with the default breakpoint, waits for a human) when it moves the
-    held-out score by more than `significant_change`, or changes the prompt's length by more
-    than `significant_length_ratio` times, either way.
-    """
-
-    model_config = _FROZEN
-
-    max_iterations: int = Field(5, ge=1)
-    max_cost_usd: float | None = Field(1.0, gt=0)
-    max_tokens: int | None = Field(None, ge=1)
-    max_consecutive_failures: int = Field(3, ge=1)
-    max_regression: Fraction = 0.1
-    max_adversarial_findings: float = Field(5.0, gt=0)
-    finding_weights: dict[str, float] = Field(
-        default_factory=lambda: dict(DEFAULT_FINDING_WEIGHTS), min_length=1
-    )
-    min_improvement_threshold: Fraction = 0.05
-    breakpoint: Breakpoint = Breakpoint.SIGNIFICANT_CHANGE
-    significant_change: float = Field(0.2, gt=0, le=1)
-    significant_length_ratio: float = Field(1.5, gt=1)
-
-    @field_validator("finding_weights")
-    @classmethod
-    def _weights(cls, weights: dict[str, float]) -> dict[str, float]:
-        for severity, weight in weights.items():
-            if not severity.strip():
-                raise ValueError("a severity name cannot be empty")
-            if weight < 0:
-                raise ValueError(f"the weight of {severity!r} must be >= 0, got {weight}")
-        lowered = {severity.strip().lower(): weight for severity, weight in weights.items()}
-        if len(lowered) != len(weights):
-            raise ValueError("severities must differ other than in case")
-        return lowered
-
-    def budget(self) -> Budget:
-        """A budget holding one cycle to these limits' cost and tokens."""
-        return Budget(max_cost_usd=self.max_cost_usd, max_tokens=self.max_tokens)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], *, source: str = "limits") -> "Limits":
-        """Limits from a configuration mapping: jurist's own keys (the fields above), and the
-        keys of the spec's master configuration where they mean the same thing:
-
-        - `constraints.max_cost_per_cycle_usd` -> `max_cost_usd`
-        - `constraints.max_iterations_per_cycle` -> `max_iterations`
-        - `constraints.min_improvement_threshold` -> `min_improvement_threshold`
-        - `system.default_human_breakpoints` (a list) -> `breakpoint`, the most demanding named
-
-        jurist's own keys may also sit under `constraints`. The spec's keys that belong to other
-        parts of the system (`system.bootstrap_mode`, `judges`, `monitoring`, ...) are skipped;
-        any other key is an error, so a misspelt limit is never silently the default.
-        """
-        values = _collect(data, source)
-        try:
-            return cls.model_validate({field: value for field, (value, _) in values.items()})
-        except ValidationError as exc:
-            problems = []
-            for error in exc.errors():
-                field, *rest = [str(part) for part in error["loc"]] or ["?"]
-                where = values[field][1] if field in values else field
-                path = ".".join([where, *rest])
-                problems.append(f"{source}: {path}: {error['msg']}")
-            raise LimitsError("\n".join(problems)) from exc
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> "Limits":
-        """Limits from a YAML file (see `from_mapping` for its keys); an empty file is the
-        defaults."""
-        path = Path(path)
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LimitsError(f"{path}: cannot be read: {exc}") from exc
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise LimitsError(f"{path}: not valid YAML{at}: {problem}") from exc
-        if data is None:
-            return cls()
-        if not isinstance(data, Mapping):
-            raise LimitsError(f"{path}: limits must be a mapping, not {type(data).__name__}")
-        return cls.from_mapping(data, source=str(path))
-
-
-_FIELDS = frozenset(Limits.model_fields)
-_SPEC_CONSTRAINTS = {
-    "max_cost_per_cycle_usd": "max_cost_usd",
-    "max_iterations_per_cycle": "max_iterations",
-    "min_improvement_threshold": "min_improvement_threshold",
-}
-_SPEC_BREAKPOINTS = "default_human_breakpoints"
-# Keys of the spec's configuration that configure other parts of the system.
-_SPEC_SYSTEM_ELSEWHERE = frozenset({"bootstrap_mode", "max_concurrent_cycles"})
-_SPEC_SECTIONS_ELSEWHERE = frozenset({"judges", "monitoring"})
-# Most demanding first: of several breakpoints named, the first of these wins.
-_BREAKPOINT_ORDER = (Breakpoint.EVERY, Breakpoint.SIGNIFICANT_CHANGE, Breakpoint.NONE)
-
-
-def _collect(data: Mapping[str, Any], source: str) -> dict[str, tuple[Any, str]]:
-    """Each field's value and the key it was read from (for error messages)."""
-    values: dict[str, tuple[Any, str]] = {}
-
-    def put(field: str, value: Any, where: str) -> None:
-        if field in values:
-            raise LimitsError(
-                f"{source}: {where} and {values[field][1]} both set {field}; keep one"
-            )
-        values[field] = (value, where)
-
-    for key, value in data.items():
-        if key in _FIELDS:
-            put(key, value, key)
-        elif key == "constraints":
-            for name, item in _section(value, "constraints", source).items():
-                where = f"constraints.{name}"
-                if name in _SPEC_CONSTRAINTS:
-                    put(_SPEC_CONSTRAINTS[name], item, where)
-                elif name in _FIELDS:
-                    put(name, item, where)
-                else:
-                    raise LimitsError(f"{source}: {where}: unknown limit{_known()}")
-        elif key == "system":
-            for name, item in _section(value, "system", source).items():
-                where = f"system.{name}"
-                if name == _SPEC_BREAKPOINTS:
-                    put("breakpoint", _breakpoint(item, where, source), where)
-                elif name not in _SPEC_SYSTEM_ELSEWHERE:
-                    raise LimitsError(
-                        f"{source}: {where}: unknown key (system holds {_SPEC_BREAKPOINTS})"
-                    )
-        elif key not in _SPEC_SECTIONS_ELSEWHERE:
-            raise LimitsError(f"{source}: {key}: unknown key{_known()}")
-    return values
-
-
-def _known() -> str:
-    return f" (known: {', '.join(sorted(_FIELDS | set(_SPEC_CONSTRAINTS)))})"
-
-
-def _section(value: Any, name: str, source: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise LimitsError(f"{source}: {name}: must be a mapping, not {type(value).__name__}")
-    return value
-
-
-def _breakpoint(value: Any, where: str, source: str) -> Breakpoint:
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, list):
-        raise LimitsError(f"{source}: {where}: must be a list of breakpoints")
-    named: set[Breakpoint] = set()
-    for index, name in enumerate(names):
-        try:
-            named.add(Breakpoint(name))
-        except ValueError:
-            known = ", ".join(b.value for b in Breakpoint)
-            raise LimitsError(
-                f"{source}: {where}[{index}]: unknown breakpoint {name!r} (known: {known})"
-            ) from None
-    return next((b for b in _BREAKPOINT_ORDER if b in named), Breakpoint.NONE)
-
+from jurist.autonomy._limits import (
+    FROZEN,
+    TOLERANCE,
+    Breakpoint,
+    Fraction,
+    Limits,
+)
+from jurist.core import Usage
 
 # Circuit breakers
 
@@ -241,7 +40,7 @@ class Breaker(StrEnum):
 class Halt(BaseModel):
     """A tripped breaker: which one, why in words and numbers, and after which iteration."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     breaker: Breaker
     reason: str
@@ -258,7 +57,7 @@ class CycleState(BaseModel):
     judge's findings by severity. `trips` is the history of breakers that tripped.
     """
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     iteration: int = Field(0, ge=0)
     spent: Usage = Field(default_factory=lambda: Usage(cost_usd=0.0))
@@ -364,7 +163,7 @@ def tripped_breakers(state: CycleState, limits: Limits) -> list[Halt]:
             f"{tokens:,} tokens reached the cycle's limit of {limits.max_tokens:,} tokens",
         )
     drop = _drop(state)
-    if drop is not None and drop > limits.max_regression + _TOLERANCE:
+    if drop is not None and drop > limits.max_regression + TOLERANCE:
         trip(
             Breaker.REGRESSION,
             f"held-out score {state.last_score:.3f} fell {drop:.3f} below the best so far "
@@ -415,7 +214,7 @@ def limit_usage(state: CycleState, limits: Limits) -> dict[Breaker, float]:
     if limits.max_regression > 0:
         used[Breaker.REGRESSION] = drop / limits.max_regression
     else:
-        used[Breaker.REGRESSION] = 1.0 if drop > _TOLERANCE else 0.0
+        used[Breaker.REGRESSION] = 1.0 if drop > TOLERANCE else 0.0
     return used
 
 
@@ -427,17 +226,17 @@ def limits_approached(
     return tuple(
         breaker
         for breaker, used in limit_usage(state, limits).items()
-        if used >= threshold - _TOLERANCE
+        if used >= threshold - TOLERANCE
     )
 
 
 def improves_enough(limits: Limits, old_score: float, new_score: float) -> bool:
     """Whether a score rising from `old_score` to `new_score` is worth a change."""
-    return new_score - old_score >= limits.min_improvement_threshold - _TOLERANCE
+    return new_score - old_score >= limits.min_improvement_threshold - TOLERANCE
 
 
 def _reached(value: float, limit: float) -> bool:
-    return value >= limit - _TOLERANCE
+    return value >= limit - TOLERANCE
 
 
 def _drop(state: CycleState) -> float | None:
@@ -460,7 +259,7 @@ class ProposedChange(BaseModel):
     """An accepted change awaiting the breakpoint policy: the held-out score and prompt before
     and after."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     old_score: Fraction
     new_score: Fraction
@@ -471,7 +270,7 @@ class ProposedChange(BaseModel):
 def significance(limits: Limits, change: ProposedChange) -> str | None:
     """Why the change is significant under `limits`, or None when it is not."""
     moved = change.new_score - change.old_score
-    if abs(moved) > limits.significant_change + _TOLERANCE:
+    if abs(moved) > limits.significant_change + TOLERANCE:
         direction = "rose" if moved > 0 else "fell"
         return (
             f"held-out score {direction} {abs(moved):.3f} ({change.old_score:.3f} -> "
@@ -479,7 +278,7 @@ def significance(limits: Limits, change: ProposedChange) -> str | None:
         )
     old, new = len(change.old_prompt), len(change.new_prompt)
     ratio = math.inf if min(old, new) == 0 and old != new else max(old, new) / max(min(old, new), 1)
-    if ratio > limits.significant_length_ratio + _TOLERANCE:
+    if ratio > limits.significant_length_ratio + TOLERANCE:
         return (
             f"prompt length changed from {old:,} to {new:,} characters, beyond "
             f"{limits.significant_length_ratio:g}x"
@@ -511,7 +310,7 @@ class StabilityInputs(BaseModel):
     one unit (dollars, or tokens on a free model).
     """
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     agreement: tuple[Fraction, ...] = ()
     improvements: tuple[Signed, ...] = ()

@@ -31,16 +31,18 @@ from jurist.autonomy._governance import (
     stability_score,
 )
 from jurist.autonomy._messages import (
+    MessageError,
+)
+from jurist.autonomy._payloads import (
     AnalyzeRequest,
     ChallengeRequest,
-    MessageError,
+    FindingSeverity,
     MessageType,
     ReviewDecision,
     ReviewRequest,
     RewriteConstraints,
     RewriteRequest,
     Role,
-    Severity,
     Stage,
 )
 from jurist.autonomy._persistence import CycleStatus
@@ -241,7 +243,7 @@ class Cycle(CycleCalls):
 
     async def _propose(
         self, state: LoopState, number: int
-    ) -> tuple[str, list[Severity], ReviewDecision | None]:
+    ) -> tuple[str, list[FindingSeverity], ReviewDecision | None]:
         """Stages 1-4 up to the candidate's held-out run: the proposal, the severities of
         the adversarial findings, and the meta judge's decision if it reviewed."""
         outputs = await self._answers(state.prompt, self.train, "current")
@@ -292,7 +294,7 @@ class Cycle(CycleCalls):
         severities = [finding.severity for finding in challenge.findings]
         review = None
         level = self._involvement(state, number)
-        triggered = any(s is Severity.HIGH for s in severities)
+        triggered = any(s is FindingSeverity.HIGH for s in severities)
         if meta_reviews(level, number, triggered=triggered):
             reviewed = await self._ask(
                 Role.META,
@@ -354,13 +356,13 @@ class Cycle(CycleCalls):
         old: float,
         new: float,
         accepted: bool,
-        findings: Sequence[Severity],
+        findings: Sequence[FindingSeverity],
         review: ReviewDecision | None,
     ) -> None:
         event = rewrite_event(old, new)
         if event is not None:
             self._reputation(Role.REWRITER, event, f"held-out {old:.3f} -> {new:.3f}")
-        if not accepted and any(s is Severity.HIGH for s in findings):
+        if not accepted and any(s is FindingSeverity.HIGH for s in findings):
             # It warned of a serious weakness in a proposal the held-back cases then rejected.
             self._reputation(
                 Role.ADVERSARIAL,
@@ -376,7 +378,7 @@ class Cycle(CycleCalls):
 
 
 def _agreement(
-    accepted: bool, findings: Sequence[Severity], review: ReviewDecision | None
+    accepted: bool, findings: Sequence[FindingSeverity], review: ReviewDecision | None
 ) -> float | None:
     """How far the judges' signals agreed with what the held-back cases decided: the meta
     judge (continue when accepted), the adversarial judge (a serious finding when rejected).
@@ -385,5 +387,5 @@ def _agreement(
     if review is not None:
         votes.append((review is ReviewDecision.CONTINUE) == accepted)
     if findings:
-        votes.append(any(s is Severity.HIGH for s in findings) != accepted)
+        votes.append(any(s is FindingSeverity.HIGH for s in findings) != accepted)
     return sum(votes) / len(votes) if votes else None

@@ -25,6 +25,12 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, JsonValue, ValidationError
 
 from jurist.autonomy._messages import (
+    JudgeMessage,
+    MessageError,
+    error_path,
+    reply_to,
+)
+from jurist.autonomy._payloads import (
     HANDLING_ROLE,
     Analysis,
     AnalyzeRequest,
@@ -32,8 +38,6 @@ from jurist.autonomy._messages import (
     ChallengeRequest,
     EvaluateRequest,
     Evaluation,
-    JudgeMessage,
-    MessageError,
     MessageKind,
     MessageType,
     ReplyPayload,
@@ -44,15 +48,26 @@ from jurist.autonomy._messages import (
     RewriteConstraints,
     RewriteRequest,
     Role,
-    error_path,
-    reply_to,
 )
-from jurist.core import Context, Judgment, JuristError, Status, Usage, normalize, run_judge
-from jurist.core._jsonsafe import to_json_text
-from jurist.judges import CriterionJudge
-from jurist.judges._common import shorten
-from jurist.judges._model import ModelRef, request_for
-from jurist.judges._reading import Unreadable, closed_object_schema, json_object
+from jurist.core import (
+    Context,
+    Judgment,
+    JuristError,
+    Status,
+    Usage,
+    normalize,
+    run_judge,
+    to_json_text,
+)
+from jurist.judges import (
+    CriterionJudge,
+    ModelRef,
+    Unreadable,
+    closed_object_schema,
+    json_object,
+    request_for,
+    shorten,
+)
 from jurist.llm import ErrorKind, Model, ModelError, with_options
 from jurist.prompts import PromptTemplate
 

@@ -42,7 +42,7 @@ from jurist.calibration import (
     load_dataset,
 )
 from jurist.core import Context, Judge, Judgment, Status, Usage, run_judge
-from jurist.judges._model import ModelRef
+from jurist.judges import ModelRef
 from jurist.jury import parse_judge_spec
 from jurist.llm import Model, with_options
 from jurist.prompts import PromptError

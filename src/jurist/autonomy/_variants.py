@@ -25,9 +25,14 @@ from pydantic import (
 )
 
 from jurist.core import JuristError
-from jurist.judges import CriterionJudge
-from jurist.judges._model import ModelRef, request_for
-from jurist.judges._reading import Unreadable, closed_object_schema, json_object
+from jurist.judges import (
+    CriterionJudge,
+    ModelRef,
+    Unreadable,
+    closed_object_schema,
+    json_object,
+    request_for,
+)
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
 

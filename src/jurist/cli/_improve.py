@@ -27,7 +27,7 @@ from jurist.llm import ModelError
 from jurist.store import StoreError
 
 if TYPE_CHECKING:
-    from jurist.autonomy import AutonomyStore, CriterionSpec, CycleOutcome, CycleSpec, Limits
+    from jurist.autonomy import AutonomyStore, CycleCriterion, CycleOutcome, CycleSpec, Limits
 
 
 # The autonomy modules pull in the judges, and the tournament jurist.calibration (scipy,
@@ -325,12 +325,12 @@ def _spec(
         raise BadInput(f"{flags.get(field, f'--{field}')}: {error['msg']}") from exc
 
 
-def criterion_specs(given: Sequence[str]) -> "list[CriterionSpec]":
+def criterion_specs(given: Sequence[str]) -> "list[CycleCriterion]":
     """`--criterion` values as named criteria: NAME=TEXT keeps its name; plain text is
     named after its first words."""
-    from jurist.autonomy import CriterionSpec
+    from jurist.autonomy import CycleCriterion
 
-    specs: list[CriterionSpec] = []
+    specs: list[CycleCriterion] = []
     taken: set[str] = set()
     for index, value in enumerate(given):
         named = _CRITERION_NAME.fullmatch(value.strip())
@@ -343,7 +343,7 @@ def criterion_specs(given: Sequence[str]) -> "list[CriterionSpec]":
         if not text:
             raise BadInput(f"--criterion: {value!r} has no text: say what a good answer does")
         taken.add(name)
-        specs.append(CriterionSpec(name=name, description=text))
+        specs.append(CycleCriterion(name=name, description=text))
     return specs
 
 

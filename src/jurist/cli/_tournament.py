@@ -114,7 +114,7 @@ def tournament_command(
         seed_variants,
     )
     from jurist.calibration import CalibrationDatasetError
-    from jurist.judges._model import ModelRef
+    from jurist.judges import ModelRef
 
     try:
         cases = load_ground_truth(ground_truth)

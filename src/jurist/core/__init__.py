@@ -16,7 +16,7 @@ from jurist.core._compose import (
 from jurist.core._concurrency import SingleFlight, gather_ordered
 from jurist.core._context import Context
 from jurist.core._errors import JuristError
-from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe
+from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe, to_json_text
 from jurist.core._judge import (
     Judge,
     combined_kind,
@@ -102,4 +102,5 @@ __all__ = [
     "run_sync",
     "threshold_of",
     "to_json_safe",
+    "to_json_text",
 ]

@@ -15,6 +15,7 @@ from jurist.judges._claims import (
     split_sentences,
 )
 from jurist.judges._command import CommandJudge
+from jurist.judges._common import shorten
 from jurist.judges._coverage import CoverageJudge, relevance_f1
 from jurist.judges._criteria import CriteriaJudge, CriterionJudge
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
@@ -28,7 +29,7 @@ from jurist.judges._grounding import (
     HallucinationJudge,
 )
 from jurist.judges._hybrid import HybridJudge
-from jurist.judges._model import ModelJudge
+from jurist.judges._model import ModelJudge, ModelRef, request_for
 from jurist.judges._pairwise import PairwiseJudge
 from jurist.judges._reading import (
     JsonFieldClassifier,
@@ -37,6 +38,8 @@ from jurist.judges._reading import (
     Reading,
     ScoreClassifier,
     Unreadable,
+    closed_object_schema,
+    json_object,
 )
 from jurist.judges._relevance import AnswerRelevanceJudge, ContextRelevanceJudge
 from jurist.judges._research import (
@@ -92,6 +95,7 @@ __all__ = [
     "LabelClassifier",
     "LengthJudge",
     "ModelJudge",
+    "ModelRef",
     "PairwiseJudge",
     "Passage",
     "ProbabilityClassifier",
@@ -115,12 +119,16 @@ __all__ = [
     "SupportReport",
     "UnknownSource",
     "Unreadable",
+    "closed_object_schema",
     "decide",
+    "json_object",
     "match_quote",
     "nearest_sentence",
     "quote_in_source",
     "rag",
     "refine_until_pass",
     "relevance_f1",
+    "request_for",
+    "shorten",
     "split_sentences",
 ]
