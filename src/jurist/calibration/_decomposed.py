@@ -15,7 +15,8 @@ from jurist.calibration._methods import (
     seconds_of,
 )
 from jurist.core import Judge, Judgment, Status
-from jurist.judges._sentences import COHERENCE, FLUENCY, SentenceChecksJudge
+from jurist.judges import SentenceChecksJudge
+from jurist.judges._sentences import COHERENCE, FLUENCY
 from jurist.llm import Model
 from jurist.rubrics import Rubric
 

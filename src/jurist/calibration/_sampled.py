@@ -29,8 +29,8 @@ from jurist.core import (
     Usage,
     run_judge,
 )
-from jurist.judges import CriterionResult, RubricJudge, RubricResult
-from jurist.judges._model import ModelRef, model_error_judgment
+from jurist.judges import CriterionResult, ModelRef, RubricJudge, RubricResult
+from jurist.judges._model import model_error_judgment
 from jurist.judges._rubric_result import TokensUsed
 from jurist.llm import Model, ModelError
 from jurist.rubrics import Rubric
