@@ -15,7 +15,7 @@ from jurist.llm import ErrorKind, ModelError, Request
 from jurist.llm._catalog import CATALOG
 from jurist.llm._embedded import EmbeddedModel, LoadOptions, _Runtime
 from jurist.llm._get_model import get_model
-from jurist.llm._weights import prepare
+from jurist.llm._weights import prepare_weights
 from jurist.llm._wrapper import identity
 from jurist.settings import Settings
 
@@ -88,7 +88,7 @@ async def test_generations_run_one_at_a_time_across_models(
                 in_flight -= 1
 
     monkeypatch.setattr(_Runtime, "generate", counting)
-    path = prepare(CATALOG["smollm2-135m"], settings.models_dir)
+    path = prepare_weights(CATALOG["smollm2-135m"], settings.models_dir)
     # Two loaded models (one file, two context sizes): still one generation at a time.
     models = [
         EmbeddedModel("a", path, options=LoadOptions(context_tokens=2048)),
@@ -131,7 +131,7 @@ async def test_a_prompt_past_the_context_is_a_client_error(settings: Settings):
 
 
 async def test_a_gguf_file_by_path(settings: Settings):
-    path = prepare(CATALOG["smollm2-135m"], settings.models_dir)
+    path = prepare_weights(CATALOG["smollm2-135m"], settings.models_dir)
     model = get_model(f"local:{path}", settings=settings, cache=False)
     assert model.name == f"local:{path}"
     assert model.capabilities.logprobs

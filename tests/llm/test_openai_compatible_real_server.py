@@ -8,7 +8,7 @@ import jsonschema_rs
 from jurist.llm import Request, get_model
 from jurist.llm._catalog import CATALOG
 from jurist.llm._embedded import LoadOptions, _runtime
-from jurist.llm._weights import prepare
+from jurist.llm._weights import prepare_weights
 from jurist.settings import Settings
 
 ANSWER = {
@@ -19,7 +19,7 @@ ANSWER = {
 
 
 async def test_schema_logprobs_and_usage_through_a_llama_cpp_server(tmp_path: Path):
-    weights = prepare(CATALOG["smollm2-135m"], Settings().models_dir)
+    weights = prepare_weights(CATALOG["smollm2-135m"], Settings().models_dir)
     address = _runtime(weights, LoadOptions(context_tokens=2048)).server.listening_address
     assert address.startswith("http://127.0.0.1:")
     model = get_model(

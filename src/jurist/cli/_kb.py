@@ -9,8 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jurist.cli._inputs import BadInput, JsonOption, exit_bad_input
-from jurist.core import run_sync
-from jurist.core._jsonsafe import to_json_text
+from jurist.core import run_sync, to_json_text
 from jurist.knowledge import IngestError, KnowledgeBase
 from jurist.store import StoreError
 

@@ -9,10 +9,15 @@ from rich.console import Console
 from rich.table import Table
 
 from jurist.cli._exit import Exit
-from jurist.llm._catalog import CATALOG, KnownModel
-from jurist.llm._embedded import runtime_installed
-from jurist.llm._types import ModelError
-from jurist.llm._weights import WeightsState, prepare, state
+from jurist.llm import (
+    CATALOG,
+    KnownModel,
+    ModelError,
+    WeightsState,
+    prepare_weights,
+    runtime_installed,
+    weights_state,
+)
 from jurist.settings import get_settings
 
 models_app = typer.Typer(
@@ -46,7 +51,7 @@ def list_models(
     if ctx.invoked_subcommand is not None:
         return
     settings = get_settings()
-    rows = [_row(m, state(m, settings.models_dir)) for m in CATALOG.values()]
+    rows = [_row(m, weights_state(m, settings.models_dir)) for m in CATALOG.values()]
     if as_json:
         payload = {
             "default": settings.model,
@@ -89,7 +94,7 @@ def prepare_model(
         typer.echo(f"NAME: unknown model {chosen!r} (known: {known})", err=True)
         raise typer.Exit(Exit.BAD_INPUT)
     try:
-        path = prepare(model, settings.models_dir)
+        path = prepare_weights(model, settings.models_dir)
     except ModelError as exc:
         typer.echo(f"{model.spec}: {exc.cause}", err=True)
         raise typer.Exit(Exit.UNDECIDED) from exc

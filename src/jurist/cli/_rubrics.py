@@ -12,8 +12,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from jurist.cli._exit import Exit
-from jurist.rubrics import Rubric, RubricCriterion, RubricError, get_rubric, load_rubric
-from jurist.rubrics._library import LocatedRubric, locate_rubrics
+from jurist.rubrics import (
+    LocatedRubric,
+    Rubric,
+    RubricCriterion,
+    RubricError,
+    get_rubric,
+    load_rubric,
+    locate_rubrics,
+)
 
 rubrics_app = typer.Typer(
     help="List the rubrics, show one in full, or check a rubric file.",

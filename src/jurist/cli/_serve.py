@@ -110,8 +110,7 @@ def new(
     The key goes into the service's database (JURIST_DATABASE_URL, or --database): a
     running service accepts it at once, without a restart. With --env, nothing is stored
     and the hashed entry for JURIST_API_KEYS is printed instead."""
-    from jurist.server import KeyRing, new_key
-    from jurist.server._ratelimit import parse_rate
+    from jurist.server import KeyRing, new_key, parse_rate
     from jurist.store import check_key_id, check_role
 
     secret, digest = new_key()

@@ -106,7 +106,7 @@ def new_key() -> None:
     """Print a new key for JURIST_ENCRYPTION_KEY. To rotate, put it first and keep the old
     ones after it, comma-separated, until nothing sealed with them is left."""
     try:
-        from jurist.server._sealing import new_encryption_key
+        from jurist.server import new_encryption_key
     except ImportError as exc:  # the `server` extra brings the cryptography package
         exit_bad_input(
             BadInput(f"sealing needs the server extra: pip install jurist[server] ({exc})")

@@ -30,7 +30,7 @@ from jurist.judges._grounding import (
 )
 from jurist.judges._hybrid import HybridJudge
 from jurist.judges._model import ModelJudge, ModelRef, request_for
-from jurist.judges._pairwise import PairwiseJudge
+from jurist.judges._pairwise import PairwiseJudge, pairwise_context
 from jurist.judges._reading import (
     JsonFieldClassifier,
     LabelClassifier,
@@ -124,6 +124,7 @@ __all__ = [
     "json_object",
     "match_quote",
     "nearest_sentence",
+    "pairwise_context",
     "quote_in_source",
     "rag",
     "refine_until_pass",

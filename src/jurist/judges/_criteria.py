@@ -45,8 +45,7 @@ from jurist.judges._reading import (
     numbered_answers_schema,
     stated_confidence,
 )
-from jurist.llm import Model, ModelError, Request, Response
-from jurist.llm._logprobs import field_probabilities
+from jurist.llm import Model, ModelError, Request, Response, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
 
 YES_NO = ("yes", "no")

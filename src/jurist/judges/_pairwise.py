@@ -23,8 +23,8 @@ from jurist.core import (
     Status,
     Usage,
     gather_ordered,
+    to_json_text,
 )
-from jurist.core._jsonsafe import to_json_text
 from jurist.judges._model import (
     ModelRef,
     model_error_judgment,
@@ -34,12 +34,18 @@ from jurist.judges._model import (
     unreadable_judgment,
 )
 from jurist.judges._reading import Unreadable, json_object
-from jurist.llm import Model, ModelError, Request, Response
-from jurist.llm._logprobs import field_probabilities
+from jurist.llm import Model, ModelError, Request, Response, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
 from jurist.rubrics import Rubric, get_rubric
 
 OUTPUT_B = "output_b"
+
+
+def pairwise_context(instruction: str, a: Any, b: Any, *, reference: Any = None) -> Context:
+    """What a pairwise judge looks at: A as the output, B beside it, for `instruction`."""
+    return Context(instruction, output=a, reference=reference, metadata={OUTPUT_B: b})
+
+
 """The `Context.metadata` key that holds output B; `Context.output` is output A."""
 
 OUTCOMES = ("A", "B", "tie")
@@ -196,9 +202,7 @@ class PairwiseJudge(BaseJudge):
 
     async def compare(self, instruction: str, a: Any, b: Any, *, reference: Any = None) -> Judgment:
         """Judge A against B for an instruction: PASS when A is better, FAIL when B is."""
-        return await self.judge(
-            Context(instruction, output=a, reference=reference, metadata={OUTPUT_B: b})
-        )
+        return await self.judge(pairwise_context(instruction, a, b, reference=reference))
 
     def _criteria(self) -> list[dict[str, str]]:
         if self.rubric is None:

@@ -14,8 +14,7 @@ from typing import Any, Protocol
 from pydantic import JsonValue
 
 from jurist.core import BooleanScore, JuristError, NumericScore, Score, Status
-from jurist.llm import Response
-from jurist.llm._logprobs import field_probabilities, label_probabilities
+from jurist.llm import Response, field_probabilities, label_probabilities
 
 
 class Unreadable(JuristError, ValueError):

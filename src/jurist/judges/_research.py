@@ -41,8 +41,7 @@ from jurist.judges._model import (
     unreadable_judgment,
 )
 from jurist.judges._reading import Unreadable, json_object, words
-from jurist.llm import Model, ModelError, Response
-from jurist.llm._logprobs import field_probabilities
+from jurist.llm import Model, ModelError, Response, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate
 
 #: `Context.metadata` key of the constraints the research had to respect: a str or a list

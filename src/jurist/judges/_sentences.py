@@ -38,8 +38,7 @@ from jurist.core import (
 from jurist.judges._claims import split_sentences
 from jurist.judges._model import ModelRef, call_metadata, request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
-from jurist.llm import Model, ModelError, TokenLogprob
-from jurist.llm._logprobs import field_probabilities
+from jurist.llm import Model, ModelError, TokenLogprob, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate
 
 FLUENCY = "fluency"

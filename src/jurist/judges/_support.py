@@ -24,8 +24,7 @@ from jurist.judges._reading import (
     numbered_answers,
     numbered_answers_schema,
 )
-from jurist.llm import Model, ModelError, Response
-from jurist.llm._logprobs import field_probabilities
+from jurist.llm import Model, ModelError, Response, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
 
 QUOTE_CHARS = 400

@@ -14,6 +14,7 @@ from jurist.jury._jury import Jury
 from jurist.jury._policies import ErrorPolicy, TiePolicy, TierPolicy
 from jurist.jury._reputation import MissingReputation, ReputationSource, ReputationWeighted
 from jurist.jury._spec import (
+    MAX_CRITERIA,
     JudgeSpec,
     JudgeSpecError,
     SpecProblem,
@@ -25,6 +26,7 @@ from jurist.jury._spec import (
 from jurist.jury._verdict import Verdict
 
 __all__ = [
+    "MAX_CRITERIA",
     "Average",
     "Ballot",
     "Cascade",

@@ -11,7 +11,7 @@ from jurist.llm._cache import Cached, ResponseCache
 from jurist.llm._call_budget import CallBudget
 from jurist.llm._catalog import CATALOG, KnownModel
 from jurist.llm._cost import Priced, PriceTable
-from jurist.llm._embedded import EmbeddedModel, generation_running
+from jurist.llm._embedded import EmbeddedModel, generation_running, runtime_installed
 from jurist.llm._embeddings import (
     Embedder,
     MiniLMEmbedder,
@@ -29,7 +29,7 @@ from jurist.llm._limits import (
     estimate_input_tokens,
     estimate_tokens,
 )
-from jurist.llm._logprobs import label_probabilities
+from jurist.llm._logprobs import field_probabilities, label_probabilities
 from jurist.llm._meter import Metered
 from jurist.llm._overrides import WithOptions, with_options
 from jurist.llm._redaction import (
@@ -54,6 +54,7 @@ from jurist.llm._types import (
     TokenLogprob,
     TopLogprob,
 )
+from jurist.llm._weights import WeightsState, prepare_weights, weights_state
 from jurist.llm._wrapper import ModelWrapper, complete_sync, innermost
 
 __all__ = [
@@ -94,6 +95,7 @@ __all__ = [
     "TimeLimited",
     "TokenLogprob",
     "TopLogprob",
+    "WeightsState",
     "WithOptions",
     "complete_sync",
     "cosine",
@@ -101,6 +103,7 @@ __all__ = [
     "estimate_input_tokens",
     "estimate_tokens",
     "extract_json",
+    "field_probabilities",
     "generation_running",
     "get_embedder",
     "get_model",
@@ -108,8 +111,11 @@ __all__ = [
     "label_probabilities",
     "load_redactor",
     "parse_spec",
+    "prepare_weights",
     "rank_by_similarity",
     "redact_json",
     "redaction_hook",
+    "runtime_installed",
+    "weights_state",
     "with_options",
 ]

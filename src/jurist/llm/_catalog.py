@@ -7,7 +7,7 @@ the assembled file is checked against its sha256, because their packager is anon
 
 from typing import Literal
 
-from jurist.core._record import record
+from jurist.core import record
 
 
 @record

@@ -34,7 +34,7 @@ from jurist.llm._retry import Retrying
 from jurist.llm._spec import ModelSpec, parse_spec
 from jurist.llm._structured import Structured
 from jurist.llm._types import ErrorKind, Model, ModelError
-from jurist.llm._weights import check_gguf, missing_modules, not_installed, prepare
+from jurist.llm._weights import check_gguf, missing_modules, not_installed, prepare_weights
 from jurist.settings import Settings, get_settings
 
 _built: dict[tuple[str, ...], Model] = {}
@@ -112,7 +112,7 @@ def _provider(spec: ModelSpec, settings: Settings) -> Model:
         models_dir = settings.models_dir
         return EmbeddedModel(
             name,
-            locate=lambda: prepare(known, models_dir),
+            locate=lambda: prepare_weights(known, models_dir),
             options=options,
             fingerprint=f"{name}@sha256:{known.sha256}",
         )

@@ -4,8 +4,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 
-from jurist.core import JuristError
-from jurist.core._record import record
+from jurist.core import JuristError, record
 from jurist.llm._catalog import CATALOG, DEFAULT_LOCAL
 
 Provider = Literal["local", "openai", "openai-compatible", "anthropic"]

@@ -6,8 +6,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import Field, JsonValue
 
-from jurist.core import JuristError, Usage
-from jurist.core._record import record
+from jurist.core import JuristError, Usage, record
 
 Role = Literal["system", "user", "assistant"]
 

