@@ -16,7 +16,6 @@ from jurist.calibration._methods import (
 )
 from jurist.core import Judge, Judgment, Status
 from jurist.judges import SentenceChecksJudge
-from jurist.judges._sentences import COHERENCE, FLUENCY
 from jurist.llm import Model
 from jurist.rubrics import Rubric
 
@@ -27,7 +26,7 @@ class SentenceChecks(CalibrationMethod):
 
     name = "sentences"
     description = "coherence and fluency from yes/no checks of each sentence, read as P(yes)"
-    DIMENSIONS: ClassVar[tuple[str, ...]] = (COHERENCE, FLUENCY)
+    DIMENSIONS: ClassVar[tuple[str, ...]] = tuple(sorted(SentenceChecksJudge.DIMENSIONS))
 
     def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
         return chosen_dimensions(f"the {self.name} method", self.DIMENSIONS, rated, asked)

@@ -29,9 +29,14 @@ from jurist.core import (
     Usage,
     run_judge,
 )
-from jurist.judges import CriterionResult, ModelRef, RubricJudge, RubricResult
-from jurist.judges._model import model_error_judgment
-from jurist.judges._rubric_result import TokensUsed
+from jurist.judges import (
+    CriterionResult,
+    ModelRef,
+    RubricJudge,
+    RubricResult,
+    TokensUsed,
+    model_error_judgment,
+)
 from jurist.llm import Model, ModelError
 from jurist.rubrics import Rubric
 

@@ -29,7 +29,7 @@ from jurist.judges._grounding import (
     HallucinationJudge,
 )
 from jurist.judges._hybrid import HybridJudge
-from jurist.judges._model import ModelJudge, ModelRef, request_for
+from jurist.judges._model import ModelJudge, ModelRef, model_error_judgment, request_for
 from jurist.judges._pairwise import PairwiseJudge, pairwise_context
 from jurist.judges._reading import (
     JsonFieldClassifier,
@@ -53,7 +53,7 @@ from jurist.judges._research import (
 )
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._rubric import RubricJudge
-from jurist.judges._rubric_result import CriterionResult, RubricResult
+from jurist.judges._rubric_result import CriterionResult, RubricResult, TokensUsed
 from jurist.judges._schema import JsonJudge, SchemaJudge
 from jurist.judges._sentences import SentenceChecksJudge
 from jurist.judges._sources import SourceCountJudge
@@ -117,12 +117,14 @@ __all__ = [
     "Support",
     "SupportOptions",
     "SupportReport",
+    "TokensUsed",
     "UnknownSource",
     "Unreadable",
     "closed_object_schema",
     "decide",
     "json_object",
     "match_quote",
+    "model_error_judgment",
     "nearest_sentence",
     "pairwise_context",
     "quote_in_source",

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pydantic import JsonValue
 
 from jurist.core import BooleanScore, JuristError, NumericScore, Score, Status
-from jurist.llm import Response, field_probabilities, label_probabilities
+from jurist.llm import Response, extract_json, field_probabilities, label_probabilities
 
 
 class Unreadable(JuristError, ValueError):
@@ -204,7 +204,6 @@ def json_object(response: Response) -> Mapping[str, Any]:
     """The answer's JSON object: the one the model layer checked, else the one in the text."""
     if isinstance(response.json, Mapping):
         return response.json
-    from jurist.llm import extract_json
 
     try:
         value = extract_json(response.text)

@@ -19,7 +19,7 @@ last lines and a handful of generated tokens.
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import JsonValue
 
@@ -176,6 +176,8 @@ class SentenceChecksJudge(BaseJudge):
     """
 
     kind = JudgeKind.MODEL
+    # The dimensions it can score, by name (the rubric's criterion names).
+    DIMENSIONS: ClassVar[tuple[str, ...]] = DIMENSIONS
 
     def __init__(
         self,

@@ -24,7 +24,15 @@ from jurist.judges import (
     SharedClaimExtractor,
     UnknownSource,
 )
-from jurist.llm import CallBudget, Model, ModelError, get_model, parse_spec
+from jurist.llm import (
+    CallBudget,
+    Model,
+    ModelError,
+    get_model,
+    load_redactor,
+    parse_spec,
+    redaction_hook,
+)
 from jurist.rubrics import Rubric, get_rubric
 from jurist.settings import Settings, get_settings
 from jurist.validation._inputs import context_for
@@ -115,9 +123,6 @@ class Validator:
             spec = self.model_spec
             hooks = []
             if self.settings.redact_pii and parse_spec(spec).provider != "local":
-                # Imported here: the redactor's dependencies load only when redaction is on.
-                from jurist.llm import load_redactor, redaction_hook
-
                 hooks.append(redaction_hook(load_redactor(self.settings.redactor)))
             self._model = get_model(spec, settings=self.settings, on_request=hooks)
         return self._model
