@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "llm")
 from pii_cases import CASES, CLEAN, Case
 
 from jurist.llm import PresidioRedactor
-from jurist.llm._redaction import Span
+from jurist.llm._spans import Span
 
 # A typical text of an audit record: a request with some personal data among ordinary prose.
 TYPICAL = (

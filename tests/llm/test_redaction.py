@@ -26,14 +26,9 @@ from jurist.llm import (
     redact_json,
     redaction_hook,
 )
-from jurist.llm._redaction import (
-    _OVERLAP,
-    _WINDOW,
-    FunctionRedactor,
-    Span,
-    _windows,
-    resolve_overlaps,
-)
+from jurist.llm._redaction import FunctionRedactor
+from jurist.llm._spans import _OVERLAP, _WINDOW, Span, resolve_overlaps
+from jurist.llm._spans import windows as _windows
 from scripted import ScriptedModel, answer
 
 PEM = (

@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pii_cases import CASES, CLEAN, Case
 
-from jurist.llm import PresidioRedactor, _redaction, redact_json
-from jurist.llm._redaction import NER_MODEL_SHA256, Span, _model_digest, ner_model_path
+from jurist.llm import PresidioRedactor, _ner_model, _redaction, redact_json
+from jurist.llm._ner_model import NER_MODEL_SHA256, model_digest, ner_model_path
+from jurist.llm._spans import Span
 
 # Recall each kind must reach (the share of its cases whose value is wholly replaced).
 RECALL_FLOORS = {
@@ -170,21 +171,21 @@ def test_the_model_digest_covers_every_file_and_its_path(tmp_path):
     (tmp_path / "ner").mkdir()
     (tmp_path / "ner" / "model").write_bytes(b"weights")
     (tmp_path / "config.cfg").write_text("[nlp]")
-    first = _model_digest(tmp_path)
+    first = model_digest(tmp_path)
     (tmp_path / "ner" / "model").write_bytes(b"weightz")
-    assert _model_digest(tmp_path) != first
+    assert model_digest(tmp_path) != first
     (tmp_path / "ner" / "model").write_bytes(b"weights")
-    assert _model_digest(tmp_path) == first
+    assert model_digest(tmp_path) == first
     (tmp_path / "ner" / "model").rename(tmp_path / "ner" / "moved")
-    assert _model_digest(tmp_path) != first
+    assert model_digest(tmp_path) != first
 
 
 def test_the_installed_model_matches_its_pin_and_a_changed_one_is_refused(monkeypatch):
     path = ner_model_path()
     if path is None:
         pytest.skip("the server extra's NER model is not installed")
-    assert _model_digest(path) == NER_MODEL_SHA256
-    monkeypatch.setattr(_redaction, "NER_MODEL_SHA256", "0" * 64)
+    assert model_digest(path) == NER_MODEL_SHA256
+    monkeypatch.setattr(_ner_model, "NER_MODEL_SHA256", "0" * 64)
     with pytest.raises(RuntimeError, match="does not match its pinned sha256"):
         ner_model_path()
 

