@@ -527,7 +527,7 @@ async def test_a_model_that_cannot_be_resolved_is_a_model_error(role, make, monk
     def unavailable(spec=None):
         raise ModelError(ErrorKind.UNAVAILABLE, "no such model here")
 
-    monkeypatch.setattr("jurist.judges._model.get_model", unavailable)
+    monkeypatch.setattr("jurist.judges._ask.get_model", unavailable)
     with pytest.raises(RoleFailure) as caught:
         await role("local:missing").handle(make())
     assert caught.value.cause is FailureCause.MODEL_ERROR

@@ -18,7 +18,7 @@ def use_model(monkeypatch):
             model.specs.append(spec)  # type: ignore[attr-defined]
             return model
 
-        monkeypatch.setattr("jurist.judges._model.get_model", get_model)
+        monkeypatch.setattr("jurist.judges._ask.get_model", get_model)
         return model
 
     return install

@@ -383,7 +383,7 @@ async def test_one_model_reference_is_resolved_once_for_all_criteria(monkeypatch
         built.append(spec)
         return model
 
-    monkeypatch.setattr("jurist.judges._model.get_model", fake_get_model)
+    monkeypatch.setattr("jurist.judges._ask.get_model", fake_get_model)
     judge = CriteriaJudge([REFUND, POLITE], "local:qwen2.5-1.5b")
     assert built == []
     result = await judge.judge(CTX)

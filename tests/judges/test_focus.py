@@ -9,8 +9,7 @@ from collections.abc import Mapping
 import pytest
 
 from jurist.core import Context, Status
-from jurist.judges import CoverageJudge, FocusJudge, KeyFacts, relevance_f1
-from jurist.judges._model import ModelRef
+from jurist.judges import CoverageJudge, FocusJudge, KeyFacts, ModelRef, relevance_f1
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 

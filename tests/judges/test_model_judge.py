@@ -114,7 +114,7 @@ async def test_a_spec_string_is_resolved_only_when_judging(monkeypatch):
         built.append(spec)
         return model
 
-    monkeypatch.setattr("jurist.judges._model.get_model", fake_get_model)
+    monkeypatch.setattr("jurist.judges._ask.get_model", fake_get_model)
     judge = ModelJudge("openai:gpt-4o-mini", TEMPLATE, LabelClassifier())
     assert built == []
     assert (await judge.judge(CTX)).status is Status.PASS
@@ -125,7 +125,7 @@ async def test_a_model_that_cannot_be_built_is_an_error(monkeypatch):
     def unavailable(spec=None):
         raise ModelError(ErrorKind.UNAVAILABLE, "no key")
 
-    monkeypatch.setattr("jurist.judges._model.get_model", unavailable)
+    monkeypatch.setattr("jurist.judges._ask.get_model", unavailable)
     result = await ModelJudge("openai:gpt-4o-mini", TEMPLATE, LabelClassifier()).judge(CTX)
     assert result.status is Status.ERROR
     assert result.metadata["cause"] == "unavailable"

@@ -1,5 +1,6 @@
 """jurist's vocabulary: contexts, judgments, scores, judges and their composition."""
 
+from jurist.core._cause import Cause
 from jurist.core._compose import (
     AllOf,
     AnyOf,
@@ -59,6 +60,7 @@ __all__ = [
     "BaseJudge",
     "BooleanScore",
     "CategoricalScore",
+    "Cause",
     "Check",
     "Context",
     "Count",

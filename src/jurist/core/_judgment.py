@@ -8,6 +8,7 @@ from typing import Any, Self
 
 from pydantic import field_serializer, field_validator
 
+from jurist.core._cause import Cause
 from jurist.core._jsonsafe import to_json_safe
 from jurist.core._record import JsonRoundTrip, record
 from jurist.core._scores import Score, normalize
@@ -218,6 +219,11 @@ class Judgment(JsonRoundTrip):
         """The recorded exception (type and message) of an ERROR judgment, if any."""
         info = self.metadata.get("error")
         return info if isinstance(info, Mapping) else None
+
+    @property
+    def cause(self) -> Cause | None:
+        """Why an ERROR judgment could not decide, when its metadata names a known cause."""
+        return Cause.of(self.metadata.get("cause"))
 
     def evolve(self, **changes: Any) -> Self:
         """A copy with some fields changed (validated like a new judgment)."""

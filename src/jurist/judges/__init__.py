@@ -7,6 +7,7 @@ decompose an output into claims and check each against its context or trusted so
 reads a retrieval-augmented answer's question, passages and answer from a context."""
 
 from jurist.judges import rag
+from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._claims import (
     ClaimExtractor,
     Claims,
@@ -29,7 +30,7 @@ from jurist.judges._grounding import (
     HallucinationJudge,
 )
 from jurist.judges._hybrid import HybridJudge
-from jurist.judges._model import ModelJudge, ModelRef, model_error_judgment, request_for
+from jurist.judges._model import ModelJudge, request_for
 from jurist.judges._pairwise import PairwiseJudge, pairwise_context
 from jurist.judges._reading import (
     JsonFieldClassifier,
@@ -62,7 +63,9 @@ from jurist.judges._text import ContainsJudge, LengthJudge, RegexJudge
 
 __all__ = [
     "Action",
+    "Answer",
     "AnswerRelevanceJudge",
+    "CallPolicy",
     "ClaimCheck",
     "ClaimExtractor",
     "ClaimVerifier",
@@ -120,6 +123,7 @@ __all__ = [
     "TokensUsed",
     "UnknownSource",
     "Unreadable",
+    "ask",
     "closed_object_schema",
     "decide",
     "json_object",

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import JsonValue
 
 from jurist.core import MAX_CLAIMS, Count, SingleFlight, Usage
-from jurist.judges._model import ModelRef, call_metadata, request_for
+from jurist.judges._ask import ModelRef, call_metadata
+from jurist.judges._model import request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
 from jurist.llm import Model, ModelError
 from jurist.prompts import PromptError, PromptTemplate

@@ -27,6 +27,7 @@ from jurist.core import (
     Usage,
     min_score_of,
 )
+from jurist.judges._ask import ModelRef
 from jurist.judges._focus import (
     FocusCheck,
     KeyFacts,
@@ -34,7 +35,6 @@ from jurist.judges._focus import (
     failed_judgment,
     focus_rows,
 )
-from jurist.judges._model import ModelRef
 from jurist.judges._support import ClaimVerifier
 from jurist.llm import Model
 

@@ -29,14 +29,14 @@ from jurist.core import (
     run_judge,
     threshold_of,
 )
-from jurist.judges._model import (
+from jurist.judges._ask import (
     ModelRef,
     call_metadata,
     model_error_judgment,
     prompt_error_judgment,
-    request_for,
     unreadable_judgment,
 )
+from jurist.judges._model import request_for
 from jurist.judges._reading import (
     Unreadable,
     closed_object_schema,

@@ -27,10 +27,10 @@ from jurist.core import (
     gather_ordered,
 )
 from jurist.judges import rag
+from jurist.judges._ask import ModelRef
 from jurist.judges._claims import ClaimExtractor
 from jurist.judges._criteria import short_name
 from jurist.judges._evidence import QuoteMatch, match_quote, normalise
-from jurist.judges._model import ModelRef
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions
 from jurist.llm import Model

@@ -39,9 +39,9 @@ from jurist.core import (
     threshold_of,
 )
 from jurist.judges import rag
+from jurist.judges._ask import ModelRef
 from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
 from jurist.judges._criteria import judge_criterion, short_name
-from jurist.judges._model import ModelRef
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
 

@@ -27,10 +27,10 @@ from jurist.core import (
     min_score_of,
 )
 from jurist.judges import rag
+from jurist.judges._ask import ModelRef
 from jurist.judges._claims import ClaimExtractor, Claims
 from jurist.judges._criteria import short_name
 from jurist.judges._evidence import QuoteMatch
-from jurist.judges._model import ModelRef
 from jurist.judges._support import (
     ClaimCheck,
     ClaimVerifier,

@@ -25,14 +25,14 @@ from jurist.core import (
     gather_ordered,
     to_json_text,
 )
-from jurist.judges._model import (
+from jurist.judges._ask import (
     ModelRef,
     model_error_judgment,
     parameters,
     prompt_error_judgment,
-    request_for,
     unreadable_judgment,
 )
+from jurist.judges._model import request_for
 from jurist.judges._reading import Unreadable, json_object
 from jurist.llm import Model, ModelError, Request, Response, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt

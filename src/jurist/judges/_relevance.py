@@ -22,8 +22,8 @@ from jurist.core import (
     threshold_of,
 )
 from jurist.judges import rag
+from jurist.judges._ask import ModelRef
 from jurist.judges._criteria import judge_criterion
-from jurist.judges._model import ModelRef
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
 

@@ -32,14 +32,14 @@ from jurist.core import (
     record,
     run_judge,
 )
-from jurist.judges._model import (
+from jurist.judges._ask import (
     ModelRef,
     call_metadata,
     model_error_judgment,
     prompt_error_judgment,
-    request_for,
     unreadable_judgment,
 )
+from jurist.judges._model import request_for
 from jurist.judges._reading import Unreadable, json_object, words
 from jurist.llm import Model, ModelError, Response, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate

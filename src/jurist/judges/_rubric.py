@@ -20,14 +20,14 @@ from jurist.core import (
     Usage,
     gather_ordered,
 )
-from jurist.judges._model import (
+from jurist.judges._ask import (
     ModelRef,
     model_error_judgment,
     parameters,
     prompt_error_judgment,
-    request_for,
     unreadable_judgment,
 )
+from jurist.judges._model import request_for
 from jurist.judges._reading import ScoreClassifier, Unreadable, json_object
 from jurist.judges._rubric_result import CriterionResult, RubricResult, TokensUsed
 from jurist.llm import Model, ModelError

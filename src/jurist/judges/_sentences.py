@@ -35,8 +35,9 @@ from jurist.core import (
     Usage,
     gather_ordered,
 )
+from jurist.judges._ask import ModelRef, call_metadata
 from jurist.judges._claims import split_sentences
-from jurist.judges._model import ModelRef, call_metadata, request_for
+from jurist.judges._model import request_for
 from jurist.judges._reading import Unreadable, closed_object_schema, json_object
 from jurist.llm import Model, ModelError, TokenLogprob, field_probabilities
 from jurist.prompts import PromptError, PromptTemplate

@@ -15,8 +15,9 @@ from typing import Any
 from pydantic import JsonValue
 
 from jurist.core import Threshold, Usage, gather_ordered, threshold_of
+from jurist.judges._ask import ModelRef, call_metadata
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
-from jurist.judges._model import ModelRef, call_metadata, request_for
+from jurist.judges._model import request_for
 from jurist.judges._reading import (
     Unreadable,
     closed_object_schema,

@@ -5,6 +5,7 @@ judgment is only ever a value handed to the template, never template text, and t
 filter fences it as data; so nothing in an output can change a judge's instructions.
 """
 
+from jurist.prompts._contract import Prompt, PromptContract, Schema, answer_schema
 from jurist.prompts._render import (
     Missing,
     PromptError,
@@ -16,9 +17,13 @@ from jurist.prompts._render import (
 
 __all__ = [
     "Missing",
+    "Prompt",
+    "PromptContract",
     "PromptError",
     "PromptTemplate",
     "RenderedPrompt",
+    "Schema",
+    "answer_schema",
     "context_variables",
     "fence",
 ]
