@@ -28,8 +28,8 @@ from jurist.autonomy._variants import (
     seed_variants,
     technique_variant,
 )
-from jurist.calibration import BinaryItem
 from jurist.core import Context, Status
+from jurist.data import BinaryItem
 from jurist.judges import CriterionJudge
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from jurist.runner import resolve_judge

@@ -6,7 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from jurist.calibration import DatasetKind, load_dataset, ratings_report
+from jurist.calibration import ratings_report
+from jurist.data import DatasetKind, load_labelled
 
 _PATH = Path(__file__).parents[2] / "bench" / "quality.py"
 _SPEC = importlib.util.spec_from_file_location("bench_quality", _PATH)
@@ -36,7 +37,7 @@ def ratings(tmp_path: Path, human_scores, scale: list[int]):  # type: ignore[no-
         for i in range(len(HUMAN))
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return load_dataset(path, DatasetKind.RATINGS)
+    return load_labelled(path, DatasetKind.RATINGS)
 
 
 def dataset(tmp_path: Path):  # type: ignore[no-untyped-def]

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from jurist import Context
-from jurist.calibration import Anchored, AnchoredJudge, calibrate, load_dataset
+from jurist.calibration import Anchored, AnchoredJudge, calibrate
+from jurist.data import load_labelled
 from jurist.llm import Capabilities, Request, Response
 from jurist.rubrics import get_rubric
 from scripted import answer
@@ -57,7 +58,7 @@ def rows(documents: int = 5, per_document: int = 3, scale: tuple[int, int] = (1,
 def dataset_of(tmp_path, records):
     path = tmp_path / "ratings.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records))
-    return load_dataset(path)
+    return load_labelled(path)
 
 
 def prepared(dataset, per_criterion: int = 3) -> Anchored:

@@ -8,14 +8,13 @@ import pytest
 from jurist.calibration import (
     CalibrationReport,
     CalibrationVerdict,
-    Dataset,
     Target,
     binary_report,
     compare_reports,
-    load_dataset,
     pairwise_report,
     ratings_report,
 )
+from jurist.data import LabelledDataset, load_labelled
 from shared_data import SUMMEVAL
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -28,7 +27,7 @@ FLUENCY = [5, 4, 3, 2, 4, 5, 3, 1, 2, 5, 4, 3, 3, 4, 5, 1, 2, 3, 5, 4, 4, 2, 1, 
 
 
 @pytest.fixture
-def ratings(tmp_path) -> Dataset:
+def ratings(tmp_path) -> LabelledDataset:
     path = tmp_path / "ratings.jsonl"
     lines = [
         {
@@ -42,10 +41,12 @@ def ratings(tmp_path) -> Dataset:
         for i, (c, f) in enumerate(zip(COHERENCE, FLUENCY, strict=True))
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return load_dataset(path)
+    return load_labelled(path)
 
 
-def _perfect_coherence_reversed_fluency(dataset: Dataset) -> dict[str, dict[str, float | None]]:
+def _perfect_coherence_reversed_fluency(
+    dataset: LabelledDataset,
+) -> dict[str, dict[str, float | None]]:
     return {
         item.id: {
             "coherence": item.human_scores["coherence"],
@@ -144,7 +145,7 @@ def test_ratings_plot_writes_a_png(ratings, tmp_path):
 
 
 @pytest.fixture
-def binary(tmp_path) -> Dataset:
+def binary(tmp_path) -> LabelledDataset:
     path = tmp_path / "binary.jsonl"
     labels = [True, False, True, True, False, False, True, False, True, False]
     path.write_text(
@@ -154,7 +155,7 @@ def binary(tmp_path) -> Dataset:
         ),
         encoding="utf-8",
     )
-    return load_dataset(path)
+    return load_labelled(path)
 
 
 def test_binary_report_judges_balanced_accuracy_and_plots_a_confusion_matrix(binary, tmp_path):
@@ -176,7 +177,7 @@ def test_binary_report_judges_balanced_accuracy_and_plots_a_confusion_matrix(bin
 
 
 @pytest.fixture
-def pairwise(tmp_path) -> Dataset:
+def pairwise(tmp_path) -> LabelledDataset:
     path = tmp_path / "pairs.jsonl"
     labels = ["A", "B", "tie", "A", "B", "A", "B", "A"]
     path.write_text(
@@ -195,7 +196,7 @@ def pairwise(tmp_path) -> Dataset:
         ),
         encoding="utf-8",
     )
-    return load_dataset(path)
+    return load_labelled(path)
 
 
 def test_pairwise_report_with_position_consistency(pairwise, tmp_path):
@@ -263,7 +264,7 @@ def test_summeval_with_a_perfect_judge_passes_qv03():
     path = SUMMEVAL
     if not path.exists():
         pytest.skip("the shared SummEval calibration set is absent")
-    dataset = load_dataset(path)
+    dataset = load_labelled(path)
     scores = {item.id: dict(item.human_scores) for item in dataset.ratings}
     report = ratings_report(
         dataset, scores, judge="oracle", model="none", n_boot=20, created_at=WHEN

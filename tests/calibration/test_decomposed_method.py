@@ -6,7 +6,8 @@ import json
 import pytest
 
 from jurist import Context, Judgment, Usage
-from jurist.calibration import SentenceChecks, calibrate, load_dataset
+from jurist.calibration import SentenceChecks, calibrate
+from jurist.data import load_labelled
 from jurist.judges._sentences import SentenceChecksJudge
 from jurist.llm import Request, Response
 from jurist.rubrics import get_rubric
@@ -111,7 +112,7 @@ async def test_a_sentences_calibration_reports_coherence_and_fluency(tmp_path):
     model = by_question(fluent=0.9, opening=0.8, follows=0.6)
 
     done = await calibrate(
-        load_dataset(path), "summarization", model=model, method=SentenceChecks(), n_boot=100
+        load_labelled(path), "summarization", model=model, method=SentenceChecks(), n_boot=100
     )
 
     report = done.report

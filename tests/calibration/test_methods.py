@@ -6,7 +6,8 @@ import json
 import pytest
 
 from jurist import Judgment, Usage
-from jurist.calibration import ClaimConsistency, PlainRubric, calibrate, load_dataset, method_named
+from jurist.calibration import ClaimConsistency, PlainRubric, calibrate, method_named
+from jurist.data import load_labelled
 from jurist.rubrics import get_rubric
 from service_script import ServiceScript, scripted_model
 
@@ -81,7 +82,7 @@ async def test_a_claims_calibration_reports_consistency_from_the_least_supported
         },
     )
     done = await calibrate(
-        load_dataset(path), "summarization", model=scripted_model(script), method="claims"
+        load_labelled(path), "summarization", model=scripted_model(script), method="claims"
     )
     report = done.report
     assert list(report.dimensions) == ["consistency"]

@@ -7,7 +7,8 @@ import statistics
 import pytest
 
 from jurist import Context, Status
-from jurist.calibration import PlainRubric, Sampled, calibrate, load_dataset
+from jurist.calibration import PlainRubric, Sampled, calibrate
+from jurist.data import load_labelled
 from jurist.judges import RubricResult
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from jurist.rubrics import get_rubric
@@ -142,7 +143,7 @@ async def test_calibrate_with_samples_shows_the_n_fold_cost(tmp_path):
     path = tmp_path / "ratings.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows))
     done = await calibrate(
-        load_dataset(path),
+        load_labelled(path),
         "summarization",
         model=BySeed({0: 2, 1: 3, 2: 5, 3: 4}),
         method=Sampled(4),

@@ -7,10 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from jurist.calibration import CalibrationDatasetError
-from jurist.calibration import load_dataset as load_calibration
 from jurist.cli import app
-from jurist.runner import DatasetError, load_dataset
+from jurist.data import DatasetError, load_dataset, load_labelled
 from jurist.settings import get_settings
 
 runner = CliRunner()
@@ -94,15 +92,17 @@ def test_eval_on_a_row_nested_10000_deep_exits_2_naming_line_and_field(tmp_path)
             f"sqlite:///{tmp_path / 'runs.sqlite3'}",
         ],
     )
-    assert_refused(result, "DATASET:", "line 2: answer[0][0][0]…: nested deeper than 64 levels")
+    assert_refused(
+        result, "DATASET:", "answers.jsonl:2: answer[0][0][0]…: nested deeper than 64 levels"
+    )
 
 
 @pytest.mark.parametrize(
     ("bad", "problem"),
     [
-        ("NaN", "line 2: answer: NaN is not a JSON number"),
-        ("-1e999", "line 2: answer: the number -1e999 is too large"),
-        ('"\\ud800"', "line 2: answer: the string holds a lone surrogate"),
+        ("NaN", "rows.jsonl:2: answer: NaN is not a JSON number"),
+        ("-1e999", "rows.jsonl:2: answer: the number -1e999 is too large"),
+        ('"\\ud800"', "rows.jsonl:2: answer: the string holds a lone surrogate"),
     ],
 )
 def test_runner_datasets_refuse_values_no_record_could_hold(tmp_path, bad, problem):
@@ -113,7 +113,7 @@ def test_runner_datasets_refuse_values_no_record_could_hold(tmp_path, bad, probl
 def test_a_syntax_error_stays_the_error_of_its_item(tmp_path):
     dataset = load_dataset(write_rows(tmp_path / "rows.jsonl", "{oops"))
     assert dataset.items[1].context is None
-    assert (dataset.items[1].problem or "").startswith("line 2: not JSON")
+    assert (dataset.items[1].problem or "").startswith("line 2: not valid JSON")
 
 
 def test_calibration_datasets_name_the_line_and_field(tmp_path):
@@ -127,7 +127,7 @@ def test_calibration_datasets_name_the_line_and_field(tmp_path):
     }
     deep = json.dumps({**good, "id": "2", "metadata": "@@"}).replace('"@@"', DEEP)
     path.write_text(json.dumps(good) + "\n" + deep + "\n")
-    with pytest.raises(CalibrationDatasetError) as caught:
-        load_calibration(path)
+    with pytest.raises(DatasetError) as caught:
+        load_labelled(path)
     assert ":2" in str(caught.value)
     assert "metadata[0][0][0]…: nested deeper than 64 levels" in str(caught.value)

@@ -1,4 +1,4 @@
-"""Datasets: JSONL, CSV and Parquet rows become Contexts through a field map; every row
+"""Batch datasets: JSONL, CSV and Parquet rows become Contexts through a field map; every row
 that cannot is an item with its problem, and a dataset that cannot be read is an error."""
 
 import hashlib
@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from jurist.runner import DatasetError, FieldMap, dataset_from_rows, load_dataset
+from jurist.data import DatasetError, FieldMap, dataset_from_rows, load_dataset
 
 
 def write_jsonl(path: Path, *rows: object) -> Path:
@@ -123,8 +123,8 @@ def test_a_jsonl_line_that_is_not_an_object_is_an_item_with_its_problem(tmp_path
     path = write_jsonl(tmp_path / "d.jsonl", {"output": "a"}, "{broken\n", "[1, 2]\n")
     problems = [item.problem for item in load_dataset(path).items]
     assert problems[0] is None
-    assert str(problems[1]).startswith("line 2: not JSON")
-    assert problems[2] == "line 3: a JSON object is needed, not list"
+    assert str(problems[1]).startswith("line 2: not valid JSON")
+    assert problems[2] == "line 3: expected a JSON object, got an array"
 
 
 def test_a_dataset_records_its_files_sha256_and_resolved_path(tmp_path):
@@ -207,7 +207,7 @@ def test_without_pyarrow_parquet_says_how_to_install_it(tmp_path, monkeypatch):
             raise ImportError(f"No module named {name!r}")
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr("jurist.runner._data.importlib.import_module", no_pyarrow)
+    monkeypatch.setattr("jurist.data._rows.importlib.import_module", no_pyarrow)
     with pytest.raises(DatasetError, match=r"pip install 'jurist\[dataframes\]'"):
         load_dataset(path)
 
@@ -215,7 +215,7 @@ def test_without_pyarrow_parquet_says_how_to_install_it(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("name", "content", "problem"),
     [
-        ("d.txt", "x", "unknown dataset format '.txt'; use one of .jsonl, .ndjson, .csv"),
+        ("d.txt", "x", "unknown dataset format '.txt'; use one of .jsonl, .ndjson, .json, .csv"),
         ("d.jsonl", "\n\n", "holds no rows"),
         ("d.csv", "", "holds no rows (not even a header)"),
         ("d.jsonl", b"\xff\xfe{}", "not UTF-8 text (byte 0)"),
@@ -242,12 +242,12 @@ def test_a_missing_file_is_an_error(tmp_path):
 
 
 def test_two_rows_with_one_id_are_refused_naming_both_lines():
-    with pytest.raises(DatasetError, match="line 3 has the id '2' of line 2"):
+    with pytest.raises(DatasetError, match=r"^rows:3: id: '2' is already used on line 2"):
         dataset_from_rows([{"output": "a"}, {"output": "b"}, {"id": 2, "output": "c"}])
 
 
 def test_an_id_longer_than_the_store_keeps_is_refused():
-    with pytest.raises(DatasetError, match="line 1: the id has 201 characters; at most 200"):
+    with pytest.raises(DatasetError, match=r"^rows:1: id: has 201 characters; at most 200"):
         dataset_from_rows([{"id": "x" * 201, "output": "a"}])
 
 

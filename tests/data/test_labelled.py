@@ -1,4 +1,4 @@
-"""Calibration datasets: the three kinds, JSONL and CSV, and errors that name line and field."""
+"""Labelled datasets: the three kinds, JSONL and CSV, and errors that name line and field."""
 
 import hashlib
 import json
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jurist.calibration import CalibrationDatasetError, DatasetKind, load_dataset
+from jurist.data import DatasetError, DatasetKind, load_labelled
 from shared_data import SUMMEVAL
 
 
@@ -29,7 +29,7 @@ def _rating(item_id: str, **changes: object) -> dict[str, object]:
 
 @pytest.mark.skipif(not SUMMEVAL.exists(), reason="the shared SummEval calibration set is absent")
 def test_summeval_100_loads_100_items_from_25_documents():
-    dataset = load_dataset(SUMMEVAL)
+    dataset = load_labelled(SUMMEVAL)
     assert dataset.kind is DatasetKind.RATINGS
     assert len(dataset) == 100
     assert len({item.doc_id for item in dataset.ratings}) == 25
@@ -46,7 +46,7 @@ def test_ratings_keep_extra_fields_as_metadata_and_default_doc_id_to_the_source_
         _rating("a", doc_id="D1", system="M8"),
         _rating("b", metadata={"batch": 2}, system="M9"),
     )
-    dataset = load_dataset(path)
+    dataset = load_labelled(path)
     first, second = dataset.ratings
     assert (first.doc_id, first.metadata) == ("D1", {"system": "M8"})
     assert second.doc_id == hashlib.sha256(b"source of b").hexdigest()
@@ -63,7 +63,7 @@ def test_binary_labels_in_every_accepted_spelling(tmp_path):
             for i, label in enumerate(labels)
         ),
     )
-    dataset = load_dataset(path)
+    dataset = load_labelled(path)
     assert dataset.kind is DatasetKind.BINARY
     assert [item.label for item in dataset.binary] == [True, False, True, False, True, False, True]
     assert [item.id for item in dataset.binary][:2] == ["0", "1"]
@@ -77,10 +77,10 @@ def test_pairwise_labels_are_normalised(tmp_path):
             for i, label in enumerate(["A", "b", "Tie"])
         ),
     )
-    dataset = load_dataset(path)
+    dataset = load_labelled(path)
     assert dataset.kind is DatasetKind.PAIRWISE
     assert [item.label for item in dataset.pairwise] == ["A", "B", "tie"]
-    with pytest.raises(CalibrationDatasetError, match="is a pairwise dataset, not ratings"):
+    with pytest.raises(DatasetError, match="is a pairwise dataset, not ratings"):
         _ = dataset.ratings
 
 
@@ -90,8 +90,8 @@ def test_a_score_outside_the_scale_names_file_line_and_field(tmp_path):
         _rating("a"),
         _rating("b", human_scores={"coherence": 7.0}),
     )
-    with pytest.raises(CalibrationDatasetError) as caught:
-        load_dataset(path)
+    with pytest.raises(DatasetError) as caught:
+        load_labelled(path)
     assert str(caught.value) == (
         f"{path}:2: human_scores.coherence: 7.0 is outside the scale [1, 5]"
     )
@@ -123,56 +123,54 @@ def test_a_score_outside_the_scale_names_file_line_and_field(tmp_path):
 )
 def test_bad_fields_are_named(tmp_path, record, problem):
     path = _jsonl(tmp_path / "bad.jsonl", record)
-    with pytest.raises(CalibrationDatasetError, match=f"^{path}:1: ") as caught:
-        load_dataset(path)
+    with pytest.raises(DatasetError, match=f"^{path}:1: ") as caught:
+        load_labelled(path)
     assert problem in str(caught.value)
 
 
 def test_duplicate_ids_name_both_lines(tmp_path):
     path = _jsonl(tmp_path / "d.jsonl", _rating("a"), _rating("b"), _rating("a"))
-    with pytest.raises(CalibrationDatasetError) as caught:
-        load_dataset(path)
+    with pytest.raises(DatasetError) as caught:
+        load_labelled(path)
     assert str(caught.value) == f"{path}:3: id: 'a' is already used on line 1"
 
 
 def test_an_empty_file_is_an_error(tmp_path):
     path = tmp_path / "empty.jsonl"
     path.write_text("\n  \n", encoding="utf-8")
-    with pytest.raises(CalibrationDatasetError, match="has no records"):
-        load_dataset(path)
+    with pytest.raises(DatasetError, match="holds no rows"):
+        load_labelled(path)
 
 
 def test_invalid_json_and_non_objects_name_the_line(tmp_path):
     path = tmp_path / "broken.jsonl"
     path.write_text(json.dumps(_rating("a")) + "\n\n{not json\n", encoding="utf-8")
-    with pytest.raises(CalibrationDatasetError, match=r"broken\.jsonl:3: not valid JSON"):
-        load_dataset(path)
+    with pytest.raises(DatasetError, match=r"broken\.jsonl:3: not valid JSON"):
+        load_labelled(path)
     path.write_text("[1, 2]\n", encoding="utf-8")
     with pytest.raises(
-        CalibrationDatasetError, match=r"broken\.jsonl:1: expected a JSON object, got list"
+        DatasetError, match=r"broken\.jsonl:1: expected a JSON object, got an array"
     ):
-        load_dataset(path)
+        load_labelled(path)
 
 
 def test_an_unknown_kind_and_an_unrecognisable_record_are_errors(tmp_path):
     path = _jsonl(tmp_path / "x.jsonl", {"id": "a", "text": "t"})
-    with pytest.raises(CalibrationDatasetError, match="cannot tell the dataset kind"):
-        load_dataset(path)
+    with pytest.raises(DatasetError, match="cannot tell the dataset kind"):
+        load_labelled(path)
     with pytest.raises(ValueError, match="kind: 'scores' is not one of"):
-        load_dataset(path, kind="scores")
+        load_labelled(path, kind="scores")
 
 
 def test_a_given_kind_checks_every_record_for_its_fields(tmp_path):
     path = _jsonl(tmp_path / "r.jsonl", _rating("a"))
-    with pytest.raises(
-        CalibrationDatasetError, match=r":1: context: missing \(a binary record needs"
-    ):
-        load_dataset(path, kind="binary")
+    with pytest.raises(DatasetError, match=r":1: context: missing \(a binary record needs"):
+        load_labelled(path, kind="binary")
 
 
 def test_a_missing_file_is_a_dataset_error(tmp_path):
-    with pytest.raises(CalibrationDatasetError, match="cannot read the file"):
-        load_dataset(tmp_path / "nope.jsonl")
+    with pytest.raises(DatasetError, match="cannot be read"):
+        load_labelled(tmp_path / "nope.jsonl")
 
 
 def test_csv_reads_nested_fields_as_json_text(tmp_path):
@@ -183,7 +181,7 @@ def test_csv_reads_nested_fields_as_json_text(tmp_path):
         'b,src,out,"{""coherence"": 4.5}","[1, 5]",,M2\n',
         encoding="utf-8",
     )
-    dataset = load_dataset(path)
+    dataset = load_labelled(path)
     first, second = dataset.ratings
     assert (first.source, first.output, first.doc_id) == ("src, with comma", "", "D1")
     assert first.metadata == {"system": "M1"}
@@ -194,8 +192,8 @@ def test_csv_reads_nested_fields_as_json_text(tmp_path):
 def test_csv_errors_name_the_line_counting_the_header(tmp_path):
     path = tmp_path / "b.csv"
     path.write_text("id,context,output,label\na,c,o,yes\nb,c,o,perhaps\n", encoding="utf-8")
-    with pytest.raises(CalibrationDatasetError, match=r"b\.csv:3: label: expected"):
-        load_dataset(path)
+    with pytest.raises(DatasetError, match=r"b\.csv:3: label: expected"):
+        load_labelled(path)
     path.write_text('id,source,output,human_scores,scale\na,s,o,{bad},"[1, 5]"\n', encoding="utf-8")
-    with pytest.raises(CalibrationDatasetError, match=r":2: human_scores: not valid JSON text"):
-        load_dataset(path)
+    with pytest.raises(DatasetError, match=r":2: human_scores: not valid JSON text"):
+        load_labelled(path)

@@ -4,7 +4,7 @@ so a judge's recorded type is the same in both processes)."""
 import asyncio
 
 from jurist import BaseJudge, Context, Judgment
-from jurist.runner import dataset_from_rows
+from jurist.data import dataset_from_rows
 
 
 def rows(n: int) -> list[dict[str, str]]:

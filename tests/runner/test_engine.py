@@ -9,7 +9,8 @@ from batch_fakes import Gate, Watcher, dataset, rows
 
 from fakes import Raising
 from jurist import BaseJudge, Context, Judgment, Status
-from jurist.runner import dataset_from_rows, evaluate, load_run
+from jurist.data import dataset_from_rows
+from jurist.runner import evaluate, load_run
 from jurist.store import RecordStore
 
 

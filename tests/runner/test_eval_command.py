@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from jurist.cli._eval import eval_command
 from jurist.cli._runs import runs_app
-from jurist.runner import evaluate, load_dataset, resolve_judge
+from jurist.data import load_dataset
+from jurist.runner import evaluate, resolve_judge
 from jurist.store import RecordStore
 
 runner = CliRunner()

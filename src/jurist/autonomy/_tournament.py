@@ -33,17 +33,11 @@ from jurist.autonomy._variants import (
     is_template_path,
     save_variants,
 )
-from jurist.calibration import (
-    BinaryItem,
-    Dataset,
-    DatasetKind,
-    binary_metrics,
-    cohen_kappa,
-    load_dataset,
-)
+from jurist.calibration import binary_metrics, cohen_kappa
 from jurist.core import Context, Judge, Judgment, Status, Usage, run_judge
+from jurist.data import BinaryItem, DatasetKind, LabelledDataset, load_labelled
 from jurist.judges import ModelRef
-from jurist.jury import parse_judge_spec
+from jurist.specs import parse_judge_spec
 from jurist.llm import Model, with_options
 from jurist.prompts import PromptError
 
@@ -236,7 +230,7 @@ def _share(value: float | None) -> str:
 def load_ground_truth(path: str | Path) -> tuple[BinaryItem, ...]:
     """The labelled cases of a binary calibration dataset (JSONL or CSV: id, context,
     output, label; a `goal` field is the task the output was written for)."""
-    return load_dataset(path, DatasetKind.BINARY).binary
+    return load_labelled(path, DatasetKind.BINARY).binary
 
 
 def case_context(item: BinaryItem) -> Context:
@@ -247,8 +241,8 @@ def case_context(item: BinaryItem) -> Context:
     return Context(goal=goal if isinstance(goal, str) else "", output=item.output, context=passages)
 
 
-def _case_items(cases: Dataset | Sequence[BinaryItem]) -> tuple[BinaryItem, ...]:
-    items = cases.binary if isinstance(cases, Dataset) else tuple(cases)
+def _case_items(cases: LabelledDataset | Sequence[BinaryItem]) -> tuple[BinaryItem, ...]:
+    items = cases.binary if isinstance(cases, LabelledDataset) else tuple(cases)
     if not items:
         raise ValueError("cases: no cases; a tournament needs labelled cases to judge")
     first: dict[str, int] = {}
@@ -326,7 +320,7 @@ async def _run_all(
 
 async def run_tournament(
     variants: Sequence[JudgeVariant],
-    cases: Dataset | Sequence[BinaryItem],
+    cases: LabelledDataset | Sequence[BinaryItem],
     model: Model | str | None = None,
     *,
     samples: int = 2,

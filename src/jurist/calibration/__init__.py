@@ -1,6 +1,7 @@
 """Calibration: how well a judge agrees with human ratings, and how long it takes.
 
-The statistics are pure and model-free: read a dataset of human judgments, hand in the
+The statistics are pure and model-free: read a dataset of human judgments
+(`jurist.data.load_labelled`), hand in the
 judge's answers, and get statistics with bootstrap intervals, a report with a verdict, and
 alignments that map judge signals to human scores. `calibrate` runs a judge over a ratings
 dataset as a batch run (`jurist.runner`), scoring each item by a method (`method_named`:
@@ -8,7 +9,7 @@ the plain rubric, claims, coverage, sentences, anchored, sampled), and keeps the
 the stored run. Needs the `calibration` extra (numpy, scipy, scikit-learn, krippendorff,
 matplotlib).
 
-    dataset = load_dataset("summeval-100.jsonl")
+    dataset = load_labelled("summeval-100.jsonl")
     report = ratings_report(dataset, judge_scores, judge="geval-coherence", model="qwen2.5")
     print(report.to_markdown())         # Pearson per dimension, pooled and per document
     report.plot("calibration.png")
@@ -31,16 +32,6 @@ from jurist.calibration._calibrate import (
     stored_report,
 )
 from jurist.calibration._choose import FoldChoice, choose_out_of_fold
-from jurist.calibration._datasets import (
-    BinaryItem,
-    CalibrationDatasetError,
-    Dataset,
-    DatasetItem,
-    DatasetKind,
-    PairwiseItem,
-    RatingItem,
-    load_dataset,
-)
 from jurist.calibration._decomposed import SentenceChecks
 from jurist.calibration._estimates import (
     BinaryMetrics,
@@ -123,10 +114,8 @@ __all__ = [
     "Anchor",
     "Anchored",
     "AnchoredJudge",
-    "BinaryItem",
     "BinaryMetrics",
     "Calibration",
-    "CalibrationDatasetError",
     "CalibrationMethod",
     "CalibrationReport",
     "CalibrationVerdict",
@@ -137,10 +126,7 @@ __all__ = [
     "Correlations",
     "CostPerItem",
     "Coverage",
-    "Dataset",
     "DatasetInfo",
-    "DatasetItem",
-    "DatasetKind",
     "DimensionResult",
     "Estimate",
     "FittedAlignment",
@@ -149,7 +135,6 @@ __all__ = [
     "GroupCorrelations",
     "LatencySummary",
     "MethodScores",
-    "PairwiseItem",
     "PairwiseMetrics",
     "PlainRubric",
     "Point",
@@ -157,7 +142,6 @@ __all__ = [
     "PositionPair",
     "PositionReport",
     "PositionStats",
-    "RatingItem",
     "ReportComparison",
     "Sampled",
     "SampledJudge",
@@ -186,7 +170,6 @@ __all__ = [
     "krippendorff_alpha",
     "latency_summary",
     "load_alignment",
-    "load_dataset",
     "method_named",
     "out_of_fold_offsets",
     "pairwise_metrics",

@@ -14,9 +14,9 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from jurist.calibration._datasets import Dataset, RatingItem
 from jurist.calibration._methods import PlainRubric
 from jurist.core import BaseJudge, Context, Judge, JudgeKind, Judgment
+from jurist.data import LabelledDataset, RatingItem
 from jurist.judges import RubricJudge
 from jurist.llm import Model
 from jurist.rubrics import Rubric, RubricExample
@@ -63,7 +63,7 @@ class Anchored(PlainRubric):
         self.seed = seed
         self.pool: tuple[RatingItem, ...] = ()
 
-    def prepare(self, dataset: Dataset) -> None:
+    def prepare(self, dataset: LabelledDataset) -> None:
         self.pool = dataset.ratings
 
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jurist.calibration._align import fit_alignment
-from jurist.calibration._datasets import Dataset, DatasetKind, load_dataset
 from jurist.calibration._method_names import method_named
 from jurist.calibration._methods import CalibrationMethod, PlainRubric
 from jurist.calibration._report import (
@@ -26,9 +25,10 @@ from jurist.calibration._saved_alignments import (
     load_alignment,
 )
 from jurist.core import Usage
+from jurist.data import DatasetKind, LabelledDataset, dataset_from_rows, load_labelled
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
-from jurist.runner import Progress, RunResult, dataset_from_rows, evaluate
+from jurist.runner import Progress, RunResult, evaluate
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 
@@ -47,9 +47,9 @@ class Calibration:
     aligned: CalibrationReport | None = None
 
 
-def calibration_dataset(path: str | Path, limit: int | None = None) -> Dataset:
+def calibration_dataset(path: str | Path, limit: int | None = None) -> LabelledDataset:
     """The ratings dataset at `path`, its first `limit` items when given."""
-    dataset = load_dataset(path, DatasetKind.RATINGS)
+    dataset = load_labelled(path, DatasetKind.RATINGS)
     if limit is not None:
         if limit < 1:
             raise ValueError(f"--limit must be at least 1, got {limit}")
@@ -58,7 +58,7 @@ def calibration_dataset(path: str | Path, limit: int | None = None) -> Dataset:
 
 
 def rubric_dimensions(
-    dataset: Dataset, rubric: Rubric, dimensions: Sequence[str] = ()
+    dataset: LabelledDataset, rubric: Rubric, dimensions: Sequence[str] = ()
 ) -> list[str]:
     """The dimensions to calibrate: those asked for, else every rubric criterion the
     dataset rates. Each must be both a criterion of the rubric and a rated dimension."""
@@ -86,7 +86,7 @@ def judge_scores(
 
 
 async def calibrate(
-    dataset: Dataset,
+    dataset: LabelledDataset,
     rubric: Rubric | str,
     *,
     dimensions: Sequence[str] = (),
@@ -204,7 +204,7 @@ async def stored_report(store: RecordStore, run: str) -> CalibrationReport:
 
 def fit_rubric_alignment(
     calibration: Calibration,
-    dataset: Dataset,
+    dataset: LabelledDataset,
     *,
     rubric_id: str,
     dimension: str,

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from jurist.calibration._datasets import Dataset
 from jurist.core import Judge, Judgment, Status
+from jurist.data import LabelledDataset
 from jurist.judges import (
     CoverageJudge,
     FaithfulnessJudge,
@@ -52,7 +52,7 @@ class CalibrationMethod(ABC):
     def read(self, judgment: Judgment) -> MethodScores | None:
         """The judgment's reading; None for a judgment that errored."""
 
-    def prepare(self, dataset: Dataset) -> None:  # noqa: B027 - most methods need nothing
+    def prepare(self, dataset: LabelledDataset) -> None:  # noqa: B027 - most methods need nothing
         """Called with the rated dataset before any item is judged: a method that learns
         from the other documents' human ratings (anchors) keeps what it needs here, and must
         never show an item its own document's ratings."""

@@ -13,7 +13,6 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jurist.calibration._datasets import Dataset, DatasetKind
 from jurist.calibration._estimates import (
     BINARY_METRICS,
     COEFFICIENTS,
@@ -27,6 +26,7 @@ from jurist.calibration._estimates import (
     LatencySummary,
     PairwiseMetrics,
 )
+from jurist.data import DatasetKind, LabelledDataset
 
 Level = Literal["pooled", "per_group"]
 _LEVELS: tuple[Level, ...] = ("pooled", "per_group")
@@ -106,7 +106,7 @@ class DatasetInfo(BaseModel):
     sha256: str
 
     @classmethod
-    def of(cls, dataset: Dataset) -> "DatasetInfo":
+    def of(cls, dataset: LabelledDataset) -> "DatasetInfo":
         return cls(path=str(dataset.path), kind=dataset.kind, n=len(dataset), sha256=dataset.sha256)
 
 

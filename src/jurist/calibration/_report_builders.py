@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from jurist.calibration._datasets import Dataset, DatasetKind, RatingItem
 from jurist.calibration._estimates import (
     AlphaLevel,
     BinaryMetrics,
@@ -33,10 +32,11 @@ from jurist.calibration._stats import (
     latency_summary,
     pairwise_metrics,
 )
+from jurist.data import DatasetKind, LabelledDataset, RatingItem
 
 
 def ratings_report(
-    dataset: Dataset,
+    dataset: LabelledDataset,
     judge_scores: Mapping[str, Mapping[str, float | None]],
     *,
     judge: str,
@@ -132,7 +132,7 @@ def _top_of_scale(
 
 
 def binary_report(
-    dataset: Dataset,
+    dataset: LabelledDataset,
     predictions: Mapping[str, bool | None],
     probabilities: Mapping[str, float | None] | None = None,
     *,
@@ -187,7 +187,7 @@ def binary_report(
 
 
 def pairwise_report(
-    dataset: Dataset,
+    dataset: LabelledDataset,
     choices_ab: Mapping[str, str | None],
     choices_ba: Mapping[str, str | None] | None = None,
     *,
@@ -237,12 +237,12 @@ def pairwise_report(
     )
 
 
-def _check_kind(dataset: Dataset, kind: DatasetKind) -> None:
+def _check_kind(dataset: LabelledDataset, kind: DatasetKind) -> None:
     if dataset.kind is not kind:
         raise ValueError(f"dataset: {dataset.path} is a {dataset.kind} dataset, not {kind}")
 
 
-def _check_ids(dataset: Dataset, answers: Mapping[str, object], name: str) -> None:
+def _check_ids(dataset: LabelledDataset, answers: Mapping[str, object], name: str) -> None:
     known = {item.id for item in dataset.items}
     unknown = [key for key in answers if key not in known]
     if unknown:
@@ -252,7 +252,7 @@ def _check_ids(dataset: Dataset, answers: Mapping[str, object], name: str) -> No
 
 
 def _dimensions(
-    dataset: Dataset,
+    dataset: LabelledDataset,
     judge_scores: Mapping[str, Mapping[str, float | None]],
     dimensions: Sequence[str] | None,
 ) -> list[str]:

@@ -3,7 +3,6 @@ the intervals overlap (drift)."""
 
 from pydantic import BaseModel, ConfigDict
 
-from jurist.calibration._datasets import DatasetKind
 from jurist.calibration._estimates import (
     COEFFICIENTS,
     Estimate,
@@ -15,6 +14,7 @@ from jurist.calibration._report import (
     _TITLES,
     CalibrationReport,
 )
+from jurist.data import DatasetKind
 
 
 class Change(BaseModel):

@@ -18,6 +18,7 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
+from jurist.data import DatasetError
 from jurist.store import RecordStore, StoreError
 
 if TYPE_CHECKING:
@@ -110,7 +111,6 @@ def calibrate_command(
     except BadInput as exc:
         exit_bad_input(exc)
     from jurist.calibration import (
-        CalibrationDatasetError,
         CalibrationVerdict,
         Target,
         calibrate,
@@ -121,7 +121,7 @@ def calibrate_command(
 
     try:
         found = calibration_dataset(dataset, limit)
-    except (CalibrationDatasetError, ValueError, OSError) as exc:
+    except (DatasetError, ValueError, OSError) as exc:
         exit_bad_input(exc)
 
     progress = BarProgress()
@@ -228,7 +228,6 @@ def align_command(
     except BadInput as exc:
         exit_bad_input(exc)
     from jurist.calibration import (
-        CalibrationDatasetError,
         FittedAlignment,
         alignment_path,
         calibrate,
@@ -245,7 +244,7 @@ def align_command(
         every = rubric_dimensions(found, chosen)
         if dimension not in every:
             raise ValueError(f"--dimension {dimension!r}: calibrate one of {every}")
-    except (CalibrationDatasetError, RubricError, ValueError, OSError) as exc:
+    except (DatasetError, RubricError, ValueError, OSError) as exc:
         exit_bad_input(exc)
     scored = [dimension] if method is Method.ISOTONIC else every
     progress = BarProgress()

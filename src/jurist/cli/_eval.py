@@ -13,15 +13,13 @@ from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import BadInput, ModelOption, check_model_spec, exit_bad_input
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
+from jurist.data import Dataset, FieldMap, load_dataset
 from jurist.runner import (
     BarProgress,
-    Dataset,
-    FieldMap,
     JudgeChoice,
     RunResult,
     RunSummary,
     evaluate,
-    load_dataset,
     resolve_judge,
 )
 from jurist.store import RecordStore, StoreError

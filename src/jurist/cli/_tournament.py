@@ -21,6 +21,7 @@ from jurist.cli._inputs import (
 from jurist.cli._kb import DatabaseOption
 from jurist.cli._reputation import reputation_row
 from jurist.core import run_sync
+from jurist.data import DatasetError
 from jurist.llm import ModelError
 from jurist.store import StoreError, new_id
 
@@ -113,12 +114,11 @@ def tournament_command(
         save_winners,
         seed_variants,
     )
-    from jurist.calibration import CalibrationDatasetError
     from jurist.judges import ModelRef
 
     try:
         cases = load_ground_truth(ground_truth)
-    except (CalibrationDatasetError, OSError, ValueError) as exc:
+    except (DatasetError, OSError, ValueError) as exc:
         exit_bad_input(BadInput(f"--ground-truth: {exc}"))
     chosen = None
     if variants is not None:

@@ -1,4 +1,5 @@
-"""Calibration datasets: outputs that humans rated, scored or compared, read from JSONL or CSV.
+"""Labelled datasets: outputs that humans rated, labelled or compared, read by the one row
+reader (JSON Lines, a JSON array, CSV or Parquet; another suffix is read as JSON Lines).
 
 Three kinds, told apart by the first record's fields:
 
@@ -9,11 +10,11 @@ Three kinds, told apart by the first record's fields:
 
 Fields beyond these are kept in each item's ``metadata``. In CSV, nested fields
 (``human_scores``, ``scale``, ``metadata``) are JSON text and an empty cell is a missing field.
+Unlike a batch run's dataset, a labelled dataset is all or nothing: any bad record is a
+DatasetError naming its line and field.
 """
 
-import csv
 import hashlib
-import io
 import json
 import math
 from collections.abc import Iterator, Mapping
@@ -24,8 +25,9 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from jurist.core import JuristError, StrictJsonError, loads_strict
-from jurist.settings import get_settings
+from jurist.core import JuristError, StrictJsonError
+from jurist.data._errors import DatasetError
+from jurist.data._rows import json_value, read_rows
 
 PairwiseLabel = Literal["A", "B", "tie"]
 _Item = TypeVar("_Item", bound=BaseModel)
@@ -35,17 +37,6 @@ class DatasetKind(StrEnum):
     RATINGS = "ratings"
     BINARY = "binary"
     PAIRWISE = "pairwise"
-
-
-class CalibrationDatasetError(JuristError, ValueError):
-    """A dataset of human judgments that cannot be read (a batch run's rows fail with
-    `jurist.runner.DatasetError` instead). `location` is the file, or `file:line` for one record;
-    the message names the field and the problem."""
-
-    def __init__(self, location: str, problem: str) -> None:
-        self.location = location
-        self.problem = problem
-        super().__init__(f"{location}: {problem}")
 
 
 class RatingItem(BaseModel):
@@ -103,7 +94,7 @@ DatasetItem = RatingItem | BinaryItem | PairwiseItem
 
 
 @dataclass(frozen=True)
-class Dataset:
+class LabelledDataset:
     """The items of one file, its kind, and the sha256 of its bytes (a report names it so a
     result can be traced to the exact data)."""
 
@@ -139,9 +130,9 @@ class Dataset:
 
     def _of(self, cls: type[_Item], kind: DatasetKind) -> Iterator[_Item]:
         if self.kind is not kind:
-            raise CalibrationDatasetError(str(self.path), f"is a {self.kind} dataset, not {kind}")
+            raise DatasetError(str(self.path), f"is a {self.kind} dataset, not {kind}")
         for item in self.items:
-            assert isinstance(item, cls)  # load_dataset makes every item of the file's kind
+            assert isinstance(item, cls)  # load_labelled makes every item of the file's kind
             yield item
 
 
@@ -169,51 +160,39 @@ class _FieldError(JuristError):
         super().__init__(f"{field}: {problem}")
 
 
-def load_dataset(path: str | Path, kind: DatasetKind | str | None = None) -> Dataset:
-    """Read a calibration dataset from JSONL (or CSV when the name ends in .csv).
-
-    `kind` None tells the kind from the first record's fields. Raises
-    `CalibrationDatasetError` naming `path:line` and the field for a bad record, a duplicate
-    id, or an empty file.
-    """
-    path = Path(path)
-    where = str(path)
+def load_labelled(path: str | Path, kind: DatasetKind | str | None = None) -> LabelledDataset:
+    """Read a labelled dataset; `kind` None tells the kind from the first record's fields.
+    DatasetError naming `path:line` and the field for a bad record or a repeated id, or
+    naming the file when it cannot be read or holds no records."""
     wanted = _parse_kind(kind) if kind is not None else None
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CalibrationDatasetError(
-            where, f"cannot read the file: {exc.strerror or exc}"
-        ) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CalibrationDatasetError(
-            where, f"is not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
-    records = (
-        _csv_records(text, where) if path.suffix.lower() == ".csv" else _jsonl_records(text, where)
-    )
-
+    rows = read_rows(path, default_format="jsonl")
+    source = rows.source
     items: list[DatasetItem] = []
     first_line_of: dict[str, int] = {}
-    for line, record in records:
-        location = f"{where}:{line}"
+    for row in rows.rows:
+        record = row.check(source)
+        if rows.format == "csv":
+            record = _csv_record(record, source, row.line)
+            if not record:
+                continue
         if wanted is None:
-            wanted = _detect_kind(record, location)
+            wanted = _detect_kind(record, source, row.line)
         try:
             item = _parse_item(record, wanted)
         except _FieldError as exc:
-            raise CalibrationDatasetError(location, str(exc)) from None
+            raise DatasetError(source, exc.problem, line=row.line, field=exc.field) from None
         if item.id in first_line_of:
-            raise CalibrationDatasetError(
-                location, f"id: {item.id!r} is already used on line {first_line_of[item.id]}"
+            raise DatasetError(
+                source,
+                f"{item.id!r} is already used on line {first_line_of[item.id]}",
+                line=row.line,
+                field="id",
             )
-        first_line_of[item.id] = line
+        first_line_of[item.id] = row.line
         items.append(item)
     if not items or wanted is None:
-        raise CalibrationDatasetError(where, "the file has no records")
-    return Dataset(path, wanted, tuple(items), hashlib.sha256(data).hexdigest())
+        raise DatasetError(source, "holds no rows")
+    return LabelledDataset(Path(path), wanted, tuple(items), rows.sha256)
 
 
 def _parse_kind(kind: DatasetKind | str) -> DatasetKind:
@@ -224,68 +203,36 @@ def _parse_kind(kind: DatasetKind | str) -> DatasetKind:
         raise ValueError(f"kind: {kind!r} is not one of {known}") from None
 
 
-def _jsonl_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+def _csv_record(cells: Mapping[str, Any], source: str, line: int) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    for name, cell in cells.items():
+        if cell == "" and name not in _TEXT_FIELDS:
+            continue  # an empty cell: the field is missing
+        if name not in _JSON_TEXT_FIELDS:
+            record[name] = cell
             continue
         try:
-            record = loads_strict(line, max_depth=get_settings().max_json_depth)
+            record[name] = json_value(cell, source, line, name)
         except StrictJsonError as exc:
             problem = exc.problem.removeprefix("not valid JSON: ")
-            problem = f"{exc.path}: {problem}" if exc.path else f"not valid JSON: {problem}"
-            raise CalibrationDatasetError(f"{where}:{number}", problem) from None
-        if not isinstance(record, dict):
-            raise CalibrationDatasetError(
-                f"{where}:{number}", f"expected a JSON object, got {type(record).__name__}"
-            )
-        yield number, record
+            raise DatasetError(
+                source, f"not valid JSON text: {problem}", line=line, field=name
+            ) from None
+    return record
 
 
-def _csv_records(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    last_line = 1  # the header
-    try:
-        for row in reader:
-            start, last_line = last_line + 1, reader.line_num
-            if None in row:
-                raise CalibrationDatasetError(
-                    f"{where}:{start}", "more cells than the header has columns"
-                )
-            record: dict[str, Any] = {}
-            for name, cell in row.items():
-                if cell is None or (cell == "" and name not in _TEXT_FIELDS):
-                    continue  # a short row or an empty cell: the field is missing
-                if name in _JSON_TEXT_FIELDS:
-                    try:
-                        record[name] = loads_strict(cell, max_depth=get_settings().max_json_depth)
-                    except StrictJsonError as exc:
-                        field = f"{name}{'' if exc.path.startswith('[') else '.'}{exc.path}"
-                        problem = exc.problem.removeprefix("not valid JSON: ")
-                        raise CalibrationDatasetError(
-                            f"{where}:{start}",
-                            f"{field}: {problem}"
-                            if exc.path
-                            else f"{name}: not valid JSON text: {problem}",
-                        ) from None
-                else:
-                    record[name] = cell
-            if record:
-                yield start, record
-    except csv.Error as exc:
-        raise CalibrationDatasetError(f"{where}:{reader.line_num}", f"bad CSV: {exc}") from None
-
-
-def _detect_kind(record: Mapping[str, Any], location: str) -> DatasetKind:
+def _detect_kind(record: Mapping[str, Any], source: str, line: int) -> DatasetKind:
     if "human_scores" in record:
         return DatasetKind.RATINGS
     if "output_a" in record or "output_b" in record:
         return DatasetKind.PAIRWISE
     if "label" in record:
         return DatasetKind.BINARY
-    raise CalibrationDatasetError(
-        location,
+    raise DatasetError(
+        source,
         "cannot tell the dataset kind: expected human_scores (ratings), "
         "output_a and output_b (pairwise) or label (binary)",
+        line=line,
     )
 
 

@@ -1,7 +1,7 @@
 """Batch evaluation: judge every row of a dataset, store each judgment as it completes,
 resume an interrupted run without judging anything twice, and summarise.
 
-    dataset = load_dataset("answers.jsonl", "output=answer,context=docs")
+    dataset = jurist.data.load_dataset("answers.jsonl", "output=answer,context=docs")
     choice = resolve_judge("checks.yaml")                  # or rubric:ID, criterion:TEXT
     async with await RecordStore.open() as store:
         result = await evaluate(dataset, choice, store=store, name="nightly")
@@ -11,15 +11,6 @@ resume an interrupted run without judging anything twice, and summarise.
 From sync code: `jurist.run_sync(lambda: evaluate(...))`.
 """
 
-from jurist.runner._data import (
-    DEFAULT_COLUMNS,
-    Dataset,
-    DatasetError,
-    FieldMap,
-    Item,
-    dataset_from_rows,
-    load_dataset,
-)
 from jurist.runner._engine import evaluate, load_run
 from jurist.runner._judges import (
     JUDGE_FORMS,
@@ -33,23 +24,16 @@ from jurist.runner._results import COLUMNS, RunResult, RunSummary, error_cause
 
 __all__ = [
     "COLUMNS",
-    "DEFAULT_COLUMNS",
     "JUDGE_FORMS",
     "BarProgress",
-    "Dataset",
-    "DatasetError",
-    "FieldMap",
-    "Item",
     "JudgeChoice",
     "JudgeChoiceError",
     "Progress",
     "RunResult",
     "RunSummary",
-    "dataset_from_rows",
     "describe_judge",
     "error_cause",
     "evaluate",
-    "load_dataset",
     "load_run",
     "resolve_judge",
 ]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jurist.core import Judge, Judgment, judge_name, run_judge, to_json_safe
-from jurist.runner._data import Dataset, Item, load_dataset
+from jurist.data import Dataset, Item, load_dataset
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult, RunSummary
