@@ -29,24 +29,15 @@ from jurist.core import (
     run_judge,
     threshold_of,
 )
-from jurist.judges._ask import (
-    ModelRef,
-    call_metadata,
-    model_error_judgment,
-    prompt_error_judgment,
-    unreadable_judgment,
-)
-from jurist.judges._model import request_for
+from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._reading import (
     Unreadable,
-    closed_object_schema,
     json_object,
     numbered_answers,
-    numbered_answers_schema,
     stated_confidence,
 )
-from jurist.llm import Model, ModelError, Request, Response, field_probabilities
-from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
+from jurist.llm import Model, ModelError, Response, field_probabilities
+from jurist.prompts import Prompt, PromptTemplate, answer_schema
 
 YES_NO = ("yes", "no")
 NAME_LENGTH = 80
@@ -81,32 +72,43 @@ def short_name(text: str, limit: int = NAME_LENGTH) -> str:
     return cut.rstrip(" ,;:") + "..."
 
 
-def _verdict_properties(stated: bool, reason_first: bool) -> dict[str, JsonValue]:
-    answer: JsonValue = {"type": "string", "enum": list(YES_NO)}
-    # Bounded, so a small local model cannot spend minutes on its reason.
-    reason: JsonValue = {"type": "string", "maxLength": REASON_CHARS}
-    properties: dict[str, JsonValue] = {"reason": reason, "answer": answer}
-    if not reason_first:
-        properties = {"answer": answer, "reason": reason}
+def _verdict_properties(
+    shape: Mapping[str, Any], stated: bool, reason_first: bool
+) -> dict[str, Any]:
+    """The verdict's properties of the schema file, in the order the model writes them;
+    the stated confidence only when the model has no token probabilities to read."""
+    first, second = ("reason", "answer") if reason_first else ("answer", "reason")
+    properties = {first: shape[first], second: shape[second]}
     if stated:
-        properties["confidence"] = {"type": "number", "minimum": 0, "maximum": 1}
+        properties["confidence"] = shape["confidence"]
     return properties
 
 
 def criterion_schema(*, stated: bool, reason_first: bool = False) -> dict[str, JsonValue]:
-    """The answer to one criterion: `{"answer", "reason"}`, plus `"confidence"` when the
-    model has no token probabilities to read."""
-    return closed_object_schema(_verdict_properties(stated, reason_first))
+    """The answer to one criterion (criterion.schema.json): `{"answer", "reason"}`, plus
+    `"confidence"` when the model has no token probabilities to read."""
+    schema: dict[str, Any] = answer_schema("criterion")
+    schema["properties"] = _verdict_properties(schema["properties"], stated, reason_first)
+    schema["required"] = list(schema["properties"])
+    return schema
 
 
 def criteria_schema(
     count: int, *, stated: bool, reason_first: bool = False
 ) -> dict[str, JsonValue]:
-    """The answer to `count` criteria at once: `{"verdicts": [...]}` with exactly one
-    verdict per criterion, each naming its criterion's number (1-based)."""
-    return numbered_answers_schema(
-        VERDICTS_KEY, "criterion", _verdict_properties(stated, reason_first), count
-    )
+    """The answer to `count` criteria at once (criteria.schema.json): `{"verdicts": [...]}`
+    with exactly one verdict per criterion, each naming its criterion's number (1-based)."""
+    schema: dict[str, Any] = answer_schema("criteria")
+    verdicts = schema["properties"][VERDICTS_KEY]
+    item = verdicts["items"]
+    shape = item["properties"]
+    item["properties"] = {
+        "criterion": {**shape["criterion"], "maximum": count},
+        **_verdict_properties(shape, stated, reason_first),
+    }
+    item["required"] = list(item["properties"])
+    verdicts["minItems"] = verdicts["maxItems"] = count
+    return schema
 
 
 @dataclass(frozen=True)
@@ -185,10 +187,9 @@ def _with(judgment: Judgment, **extra: Any) -> Judgment:
     return judgment.evolve(metadata={**judgment.metadata, **extra})
 
 
-def _render(
-    template: PromptTemplate, ctx: Context, **variables: Any
-) -> tuple[RenderedPrompt, RenderedPrompt]:
-    return template.render(ctx, **variables), PromptTemplate.named("system").render(ctx)
+def _read_verdict(response: Response) -> Verdict:
+    found = field_probabilities(response.logprobs, "answer", YES_NO)
+    return read_verdict(json_object(response), found[0] if found else None)
 
 
 async def judge_criterion(
@@ -198,6 +199,7 @@ async def judge_criterion(
     *,
     threshold: float,
     judge: str,
+    policy: CallPolicy,
     max_tokens: int = ONE_VERDICT_TOKENS,
     reason_first: bool = False,
     template: PromptTemplate | None = None,
@@ -208,49 +210,27 @@ async def judge_criterion(
     except ModelError as exc:
         return _with(model_error_judgment(exc, judge=judge, prompt=None), criterion=criterion)
     stated = not model.capabilities.logprobs
-    template = template or PromptTemplate.named("criterion")
-    try:
-        prompt, system = _render(
-            template,
-            ctx,
-            criterion=criterion,
-            stated_confidence=stated,
-            reason_first=reason_first,
-        )
-    except PromptError as exc:
-        return _with(prompt_error_judgment(exc, judge=judge), criterion=criterion)
-    request = request_for(
-        prompt,
+    prompt = Prompt(
+        template or PromptTemplate.named("criterion"),
+        criterion_schema(stated=stated, reason_first=reason_first),
+    )
+    got = await ask(
         model,
-        system=system,
-        json_schema=criterion_schema(stated=stated, reason_first=reason_first),
-        wants_logprobs=True,
-        max_tokens=max_tokens,
+        prompt.reading(_read_verdict, logprobs=True),
+        ctx,
+        policy=policy.but(max_tokens=max_tokens),
+        judge=judge,
+        variables={
+            "criterion": criterion,
+            "stated_confidence": stated,
+            "reason_first": reason_first,
+        },
     )
-    try:
-        response = await model.complete(request)
-    except ModelError as exc:
-        return _with(model_error_judgment(exc, judge=judge, prompt=prompt), criterion=criterion)
-    try:
-        answer = json_object(response)
-        found = field_probabilities(response.logprobs, "answer", YES_NO)
-        verdict = read_verdict(answer, found[0] if found else None)
-    except Unreadable as exc:
-        failed = unreadable_judgment(exc, judge=judge, response=response, prompt=prompt)
-        return _with(failed, criterion=criterion)
+    if isinstance(got, Judgment):
+        return _with(got, criterion=criterion)
     return verdict_judgment(
-        verdict,
-        criterion,
-        threshold,
-        usage=response.usage,
-        metadata=_call_metadata(judge, template, prompt, model, request),
+        got.value, criterion, threshold, usage=got.usage, metadata=got.metadata(judge)
     )
-
-
-def _call_metadata(
-    judge: str, template: PromptTemplate, prompt: RenderedPrompt, model: Model, request: Request
-) -> dict[str, Any]:
-    return {"judge": judge, **call_metadata(template.name, prompt, model, request)}
 
 
 class CriterionJudge(BaseJudge):
@@ -274,6 +254,7 @@ class CriterionJudge(BaseJudge):
         template: PromptTemplate | str | Path = "criterion",
         name: Name | None = None,
         description: str = "",
+        policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(name, description)
         self.criterion = _criterion_text(criterion, "criterion")
@@ -281,6 +262,7 @@ class CriterionJudge(BaseJudge):
         self.reason_first = reason_first
         self.template = PromptTemplate.of(template)
         self.model = ModelRef(model)
+        self.policy = policy or CallPolicy.from_settings()
 
     async def judge(self, ctx: Context) -> Judgment:
         return await judge_criterion(
@@ -289,6 +271,7 @@ class CriterionJudge(BaseJudge):
             self.model,
             threshold=self.threshold,
             judge=self.name,
+            policy=self.policy,
             reason_first=self.reason_first,
             template=self.template,
         )
@@ -317,6 +300,7 @@ class CriteriaJudge(BaseJudge):
         template: PromptTemplate | str | Path | None = None,
         name: Name | None = None,
         description: str = "",
+        policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(name, description)
         if isinstance(criteria, str):
@@ -337,6 +321,7 @@ class CriteriaJudge(BaseJudge):
             template if template is not None else ("criteria" if together else "criterion")
         )
         self.model = ModelRef(model)
+        self.policy = policy or CallPolicy.from_settings()
         self.judges = tuple(
             CriterionJudge(
                 text,
@@ -344,6 +329,7 @@ class CriteriaJudge(BaseJudge):
                 reason_first=reason_first,
                 template=self.template,
                 name=self.name,
+                policy=self.policy,
             )
             for text in texts
         )
@@ -370,42 +356,30 @@ class CriteriaJudge(BaseJudge):
         except ModelError as exc:
             return self._all_errored(model_error_judgment(exc, judge=self.name, prompt=None), {})
         stated = not model.capabilities.logprobs
-        template = self.template
-        try:
-            prompt, system = _render(
-                template,
-                ctx,
-                criteria=list(self.criteria),
-                stated_confidence=stated,
-                reason_first=self.reason_first,
-            )
-        except PromptError as exc:
-            failed = prompt_error_judgment(exc, judge=self.name)
-            return self._all_errored(failed, {})
-        request = request_for(
-            prompt,
-            model,
-            system=system,
-            json_schema=criteria_schema(count, stated=stated, reason_first=self.reason_first),
-            wants_logprobs=True,
-            max_tokens=ONE_VERDICT_TOKENS * count + 40,
+        prompt = Prompt(
+            self.template, criteria_schema(count, stated=stated, reason_first=self.reason_first)
         )
-        call = _call_metadata(self.name, template, prompt, model, request)
-        try:
-            response = await model.complete(request)
-        except ModelError as exc:
-            failed = model_error_judgment(exc, judge=self.name, prompt=prompt)
-            return self._all_errored(failed, call)
-        try:
-            verdicts = read_verdicts(response, count)
-        except Unreadable as exc:
-            failed = unreadable_judgment(exc, judge=self.name, response=response, prompt=prompt)
-            return self._all_errored(failed, call)
+        got = await ask(
+            model,
+            prompt.reading(lambda response: read_verdicts(response, count), logprobs=True),
+            ctx,
+            policy=self.policy.but(max_tokens=ONE_VERDICT_TOKENS * count + 40),
+            judge=self.name,
+            variables={
+                "criteria": list(self.criteria),
+                "stated_confidence": stated,
+                "reason_first": self.reason_first,
+            },
+        )
+        if isinstance(got, Judgment):
+            # The error already holds what is known of the call.
+            return self._all_errored(got, {})
+        call = got.metadata(self.name)
         results = [
             verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call)
-            for verdict, criterion in zip(verdicts, self.criteria, strict=True)
+            for verdict, criterion in zip(got.value, self.criteria, strict=True)
         ]
-        return self._aggregate(results, response.usage, call)
+        return self._aggregate(results, got.usage, call)
 
     def _all_errored(self, failed: Judgment, call: Mapping[str, Any]) -> Judgment:
         """The one call for every criterion failed: each criterion errored with its cause."""

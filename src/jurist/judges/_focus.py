@@ -39,7 +39,7 @@ from jurist.core import (
     threshold_of,
 )
 from jurist.judges import rag
-from jurist.judges._ask import ModelRef
+from jurist.judges._ask import CallPolicy, ModelRef
 from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
 from jurist.judges._criteria import judge_criterion, short_name
 from jurist.llm import Model
@@ -187,6 +187,7 @@ class FocusCheck:
         self.max_statements = max_statements
         self.extractor = ClaimExtractor(model, max_claims=max_statements)
         self.template = PromptTemplate.named("statement_on_topic")
+        self.policy = CallPolicy.from_settings()
 
     async def check(
         self, output: str, facts: Sequence[str], goal: str, *, judge: str
@@ -212,6 +213,7 @@ class FocusCheck:
                 self.model,
                 threshold=self.threshold,
                 judge=judge,
+                policy=self.policy,
                 template=self.template,
             )
             for statement in statements

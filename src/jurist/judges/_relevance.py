@@ -22,7 +22,7 @@ from jurist.core import (
     threshold_of,
 )
 from jurist.judges import rag
-from jurist.judges._ask import ModelRef
+from jurist.judges._ask import CallPolicy, ModelRef
 from jurist.judges._criteria import judge_criterion
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
@@ -61,6 +61,7 @@ class ContextRelevanceJudge(BaseJudge):
         self.threshold = threshold_of(threshold)
         self.min_score = min_score_of(min_score)
         self.template = PromptTemplate.named("passage_relevance")
+        self.policy = CallPolicy.from_settings()
 
     async def judge(self, ctx: Context) -> Judgment:
         inputs = rag.require(ctx, "question", "passages", judge=self.name)
@@ -74,6 +75,7 @@ class ContextRelevanceJudge(BaseJudge):
                 self.model,
                 threshold=self.threshold,
                 judge=self.name,
+                policy=self.policy,
                 template=self.template,
             )
             for passage in passages
@@ -154,6 +156,7 @@ class AnswerRelevanceJudge(BaseJudge):
         self.model = ModelRef(model)
         self.threshold = threshold_of(threshold)
         self.template = PromptTemplate.named("answer_relevance")
+        self.policy = CallPolicy.from_settings()
 
     async def judge(self, ctx: Context) -> Judgment:
         inputs = rag.require(ctx, "question", "answer", judge=self.name)
@@ -165,5 +168,6 @@ class AnswerRelevanceJudge(BaseJudge):
             self.model,
             threshold=self.threshold,
             judge=self.name,
+            policy=self.policy,
             template=self.template,
         )
