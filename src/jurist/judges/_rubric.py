@@ -20,22 +20,14 @@ from jurist.core import (
     Usage,
     gather_ordered,
 )
-from jurist.judges._ask import (
-    ModelRef,
-    model_error_judgment,
-    parameters,
-    prompt_error_judgment,
-    unreadable_judgment,
-)
-from jurist.judges._model import request_for
-from jurist.judges._reading import ScoreClassifier, Unreadable, json_object
+from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
+from jurist.judges._reading import Reading, ScoreClassifier, Unreadable, json_object
 from jurist.judges._rubric_result import CriterionResult, RubricResult, TokensUsed
-from jurist.llm import Model, ModelError
-from jurist.prompts import PromptError, PromptTemplate
+from jurist.llm import Model, ModelError, Response
+from jurist.prompts import Prompt, PromptTemplate, answer_schema
 from jurist.rubrics import Rubric, RubricCriterion, RubricExample, get_rubric
 
 _SCALE = (1, 5)
-REASONING_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -82,6 +74,7 @@ class RubricJudge(BaseJudge):
         max_tokens: int = 256,
         temperature: float | None = None,
         seed: int = 0,
+        policy: CallPolicy | None = None,
     ) -> None:
         self.rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
         if criteria is not None:
@@ -101,6 +94,9 @@ class RubricJudge(BaseJudge):
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.seed = seed
+        self.policy = (policy or CallPolicy.from_settings()).but(
+            max_tokens=max_tokens, temperature=temperature, seed=seed
+        )
 
     def examples_for(self, criterion: RubricCriterion) -> list[RubricExample]:
         """The criterion's own examples, then those given to the judge (QV-07)."""
@@ -132,47 +128,34 @@ class RubricJudge(BaseJudge):
         self, ctx: Context, model: Model, criterion: RubricCriterion
     ) -> "_Scored | _Failed":
         stated = not model.capabilities.logprobs
-        try:
-            prompt = self.template.render(
-                ctx,
-                criterion=criterion,
-                examples=self.examples_for(criterion),
-                stated_confidence=stated,
-            )
-            system = self.system.render(ctx)
-        except PromptError as exc:
-            error = prompt_error_judgment(exc, judge=self.name)
-            return _Failed(criterion.name, error)
         classifier = ScoreClassifier(1, 5, criterion.threshold)
-        schema = _schema(stated)
-        try:
-            request = request_for(
-                prompt,
-                model,
-                system=system,
-                json_schema=schema,
-                wants_logprobs=True,
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
-                seed=self.seed,
-            )
-            response = await model.complete(request)
-        except ModelError as exc:
-            return _Failed(
-                criterion.name, model_error_judgment(exc, judge=self.name, prompt=prompt)
-            )
-        try:
+
+        def read(response: Response) -> tuple[Reading, str, float | None]:
             reading = classifier.read(response)
             answer = json_object(response)
             reasoning = _reasoning(answer)
             confidence = reading.confidence
             if reading.method == "stated":
                 confidence = _confidence_of(answer)
-        except Unreadable as exc:
-            return _Failed(
-                criterion.name,
-                unreadable_judgment(exc, judge=self.name, response=response, prompt=prompt),
-            )
+            return reading, reasoning, confidence
+
+        got = await ask(
+            model,
+            Prompt(self.template, _schema(stated)).reading(read, logprobs=True),
+            ctx,
+            policy=self.policy,
+            judge=self.name,
+            variables={
+                "criterion": criterion,
+                "examples": self.examples_for(criterion),
+                "stated_confidence": stated,
+            },
+            system=self.system,
+        )
+        if isinstance(got, Judgment):
+            return _Failed(criterion.name, got)
+        reading, reasoning, confidence = got.value
+        prompt, response = got.prompt, got.response
         assert isinstance(reading.score, NumericScore)
         expected = reading.score.value
         distribution = reading.details.get("distribution")
@@ -191,7 +174,7 @@ class RubricJudge(BaseJudge):
             prompt_sha256=prompt.sha256,
             reasoning_first=_reasoning_first(response.text),
         )
-        return _Scored(result, response.usage, parameters(request))
+        return _Scored(result, response.usage, got.parameters)
 
     def _below_minimum(self, result: CriterionResult) -> bool:
         """An essential criterion scored below its minimum (QV-09)."""
@@ -290,20 +273,13 @@ class RubricJudge(BaseJudge):
 
 
 def _schema(stated: bool) -> dict[str, JsonValue]:
-    # Reasoning comes first so the score is written after it (QV-01).
-    properties: dict[str, JsonValue] = {
-        # Bounded, so a small local model cannot spend minutes on its analysis.
-        "reasoning": {"type": "string", "minLength": 1, "maxLength": REASONING_CHARS},
-        "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
-    }
-    if stated:
-        properties["confidence"] = {"type": "number", "minimum": 0, "maximum": 1}
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    # Reasoning comes first so the score is written after it; the stated confidence only
+    # when the model has no token probabilities to read.
+    schema: dict[str, Any] = answer_schema("rubric_criterion")
+    if not stated:
+        del schema["properties"]["confidence"]
+    schema["required"] = list(schema["properties"])
+    return schema
 
 
 def _rounded(value: float) -> int:
