@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import JsonValue
-
 from jurist.core import (
     BaseJudge,
     CategoricalScore,
+    Cause,
     Context,
     JudgeKind,
     Judgment,
@@ -25,17 +24,10 @@ from jurist.core import (
     gather_ordered,
     to_json_text,
 )
-from jurist.judges._ask import (
-    ModelRef,
-    model_error_judgment,
-    parameters,
-    prompt_error_judgment,
-    unreadable_judgment,
-)
-from jurist.judges._model import request_for
+from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, parameters
 from jurist.judges._reading import Unreadable, json_object
-from jurist.llm import Model, ModelError, Request, Response, field_probabilities
-from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
+from jurist.llm import Model, Request, Response, field_probabilities
+from jurist.prompts import Prompt, PromptTemplate, RenderedPrompt, answer_schema
 from jurist.rubrics import Rubric, get_rubric
 
 OUTPUT_B = "output_b"
@@ -59,14 +51,7 @@ _EPSILON = 1e-9
 # the orders was only 0.59-0.66 and the two orders agreed on 1 pair of 3 (the model mostly
 # chose whatever was shown second); with a one-sentence reason first it was 0.95-0.97 and
 # the orders agreed on all three.
-ANSWER_SCHEMA: dict[str, JsonValue] = {
-    "type": "object",
-    "properties": {
-        _REASON_FIELD: {"type": "string", "maxLength": 300},
-        _CHOICE_FIELD: {"type": "string", "enum": list(_LABELS)},
-    },
-    "required": [_REASON_FIELD, _CHOICE_FIELD],
-}
+ANSWER_SCHEMA = answer_schema("pairwise")
 
 
 @dataclass(frozen=True)
@@ -118,7 +103,21 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else to_json_text(value)
 
 
-def _read(order: _Order, response: Response) -> _OrderReading:
+@dataclass(frozen=True)
+class _Read:
+    """One answer read, before it is known which order it answers."""
+
+    label: str
+    stated: str | None
+    probabilities: dict[str, float] | None
+    reason: str
+
+    def in_order(self, order: _Order) -> _OrderReading:
+        choice = order.output_for(self.label)
+        return _OrderReading(order, choice, self.stated, self.probabilities, self.reason)
+
+
+def _read(response: Response) -> _Read:
     """The preferred output of one order: from the probabilities at the choice when the
     answer carries them, else from the stated choice; Unreadable when neither exists."""
     found = field_probabilities(response.logprobs, _CHOICE_FIELD, _LABELS)
@@ -148,7 +147,7 @@ def _read(order: _Order, response: Response) -> _OrderReading:
         label = stated
     else:
         raise Unreadable(problem)
-    return _OrderReading(order, order.output_for(label), stated, probabilities, reason)
+    return _Read(label, stated, probabilities, reason)
 
 
 class PairwiseJudge(BaseJudge):
@@ -187,6 +186,7 @@ class PairwiseJudge(BaseJudge):
         template: PromptTemplate | str | Path = "pairwise",
         max_tokens: int = 400,
         temperature: float | None = None,
+        policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(name, description)
         if not 0.0 <= tie_margin < 0.5:
@@ -199,6 +199,9 @@ class PairwiseJudge(BaseJudge):
         self.system = PromptTemplate.named("system")
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.policy = (policy or CallPolicy.from_settings()).but(
+            max_tokens=max_tokens, temperature=temperature
+        )
 
     async def compare(self, instruction: str, a: Any, b: Any, *, reference: Any = None) -> Judgment:
         """Judge A against B for an instruction: PASS when A is better, FAIL when B is."""
@@ -234,58 +237,39 @@ class PairwiseJudge(BaseJudge):
             )
         a, b = ctx.output_text(), _text(ctx.metadata[OUTPUT_B])
         shown = [("A", a, b), ("B", b, a)] if self.both_orders else [("A", a, b)]
-        try:
-            orders = [
-                _Order(
-                    first,
-                    self.template.render(
-                        ctx,
-                        instruction=ctx.goal,
-                        first=first_text,
-                        second=second_text,
-                        reference=_reference(ctx),
-                        criteria=self._criteria(),
-                    ),
-                )
-                for first, first_text, second_text in shown
-            ]
-            system = self.system.render(ctx)
-        except PromptError as exc:
-            return prompt_error_judgment(exc, judge=self.name)
-        try:
-            model = self.model.get()
-        except ModelError as exc:
-            return model_error_judgment(exc, judge=self.name, prompt=orders[0].prompt)
-        requests = [
-            request_for(
-                order.prompt,
-                model,
-                system=system,
-                json_schema=ANSWER_SCHEMA,
-                wants_logprobs=True,
-                max_tokens=self.max_tokens,
-                temperature=self.temperature,
+        contract = Prompt(self.template, ANSWER_SCHEMA).reading(_read, logprobs=True)
+        got = await gather_ordered(
+            ask(
+                self.model,
+                contract,
+                ctx,
+                policy=self.policy,
+                judge=self.name,
+                variables={
+                    "instruction": ctx.goal,
+                    "first": first_text,
+                    "second": second_text,
+                    "reference": _reference(ctx),
+                    "criteria": self._criteria(),
+                },
+                system=self.system,
             )
-            for order in orders
+            for _, first_text, second_text in shown
+        )
+        answers = [g for g in got if isinstance(g, Answer)]
+        failed = [g for g in got if isinstance(g, Judgment)]
+        if failed:
+            # Every call's usage counts, the unreadable answers' too; a model failure is
+            # reported before an unreadable answer.
+            usage = Usage.total([*(g.usage for g in answers), *(f.usage for f in failed)])
+            first = next((f for f in failed if f.cause is not Cause.UNPARSEABLE), failed[0])
+            return first.evolve(usage=usage) if first.cause is not Cause.PROMPT else first
+        readings = [
+            g.value.in_order(_Order(first, g.prompt))
+            for g, (first, _, _) in zip(answers, shown, strict=True)
         ]
-        outcomes = await _ask_all(model, requests)
-        responses = [o for o in outcomes if isinstance(o, Response)]
-        usage = Usage.total(r.usage for r in responses)
-        for order, outcome in zip(orders, outcomes, strict=True):
-            if isinstance(outcome, ModelError):
-                return model_error_judgment(
-                    outcome, judge=self.name, prompt=order.prompt, usage=usage
-                )
-        readings = []
-        for order, response in zip(orders, responses, strict=True):
-            try:
-                readings.append(_read(order, response))
-            except Unreadable as exc:
-                judgment = unreadable_judgment(
-                    exc, judge=self.name, response=response, prompt=order.prompt
-                )
-                return judgment.evolve(usage=usage)
-        return self._decide(readings, usage, self._metadata(model, requests[0]))
+        usage = Usage.total(g.usage for g in answers)
+        return self._decide(readings, usage, self._metadata(answers[0].model, answers[0].request))
 
     def _decide(
         self, readings: list[_OrderReading], usage: Usage | None, metadata: dict[str, Any]
@@ -327,19 +311,6 @@ class PairwiseJudge(BaseJudge):
 
 def _reference(ctx: Context) -> str:
     return "" if ctx.reference is None else _text(ctx.reference)
-
-
-async def _ask_all(model: Model, requests: list[Request]) -> list[Response | ModelError]:
-    """Every request at once; a failed one is kept as its error so that the others still
-    finish and their usage counts."""
-
-    async def ask(request: Request) -> Response | ModelError:
-        try:
-            return await model.complete(request)
-        except ModelError as exc:
-            return exc
-
-    return await gather_ordered(ask(request) for request in requests)
 
 
 def _reasoning(
