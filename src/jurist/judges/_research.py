@@ -15,8 +15,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import JsonValue
-
 from jurist.core import (
     BaseJudge,
     CategoricalScore,
@@ -32,17 +30,10 @@ from jurist.core import (
     record,
     run_judge,
 )
-from jurist.judges._ask import (
-    ModelRef,
-    call_metadata,
-    model_error_judgment,
-    prompt_error_judgment,
-    unreadable_judgment,
-)
-from jurist.judges._model import request_for
+from jurist.judges._ask import CallPolicy, ModelRef, ask
 from jurist.judges._reading import Unreadable, json_object, words
-from jurist.llm import Model, ModelError, Response, field_probabilities
-from jurist.prompts import PromptError, PromptTemplate
+from jurist.llm import Model, Response, field_probabilities
+from jurist.prompts import Prompt, PromptTemplate, answer_schema
 
 #: `Context.metadata` key of the constraints the research had to respect: a str or a list
 #: of str. Absent or None means none were stated.
@@ -68,11 +59,10 @@ Grade = Literal["yes", "partial", "no"]
 YesNo = Literal["yes", "no"]
 VerdictLabel = Literal["PASS", "NEEDS_REFINEMENT", "INSUFFICIENT"]
 
+# The answer's free-text fields are bounded in research_verdict.schema.json: a small model
+# left to itself writes a paragraph of hint, which costs a minute of generation on two
+# cores and can outrun the token limit.
 _MAX_TOKENS = 400
-# Bounds on the free-text fields: a small model left to itself writes a paragraph of hint,
-# which costs a minute of generation on two cores and can outrun the token limit.
-_REASONING_CHARS = 240
-_HINT_CHARS = 200
 
 # What a researcher is told to do about each weak signal when the model gave no hint.
 # Fixed phrases: data, not a prompt.
@@ -85,17 +75,6 @@ _HINT_PHRASES: Mapping[str, str] = MappingProxyType(
     }
 )
 _FALLBACK_HINT = "revise the findings so they answer the request fully"
-
-
-def _answer_schema() -> dict[str, JsonValue]:
-    properties: dict[str, JsonValue] = {
-        "reasoning": {"type": "string", "maxLength": _REASONING_CHARS}
-    }
-    for signal, labels in SIGNALS.items():
-        properties[signal] = {"type": "string", "enum": list(labels)}
-    properties["verdict"] = {"type": "string", "enum": list(VERDICTS)}
-    properties["refinement_hint"] = {"type": "string", "maxLength": _HINT_CHARS}
-    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 class _BadInput(JuristError, ValueError):
@@ -275,6 +254,7 @@ class ResearchVerdictJudge(BaseJudge):
         template: PromptTemplate | str | Path = "research_verdict",
         name: Name | None = None,
         description: str = "",
+        policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(name or "research_verdict", description)
         if min_confidence is not None and (
@@ -287,7 +267,7 @@ class ResearchVerdictJudge(BaseJudge):
         self.min_confidence = None if min_confidence is None else float(min_confidence)
         self.template = PromptTemplate.of(template)
         self.system = PromptTemplate.named("system")
-        self._schema = _answer_schema()
+        self.policy = (policy or CallPolicy.from_settings()).but(max_tokens=_MAX_TOKENS)
 
     async def judge(self, ctx: Context) -> Judgment:
         try:
@@ -297,35 +277,24 @@ class ResearchVerdictJudge(BaseJudge):
                 f"cannot judge the research: {exc}",
                 metadata={"judge": self.name, "cause": "bad_input", "field": exc.field},
             )
-        try:
-            prompt = self.template.render(
-                ctx,
-                query=inputs.query,
-                findings=inputs.findings,
-                constraints=list(inputs.constraints),
-                reported_confidence=_shown(inputs.confidence),
-                min_confidence=_shown(self.min_confidence),
-            )
-            system = self.system.render(ctx)
-        except PromptError as exc:
-            return prompt_error_judgment(exc, judge=self.name)
-        try:
-            model = self.model.get()
-            request = request_for(
-                prompt,
-                model,
-                system=system,
-                json_schema=self._schema,
-                wants_logprobs=True,
-                max_tokens=_MAX_TOKENS,
-            )
-            response = await model.complete(request)
-        except ModelError as exc:
-            return model_error_judgment(exc, judge=self.name, prompt=prompt)
-        try:
-            answer = _read(response)
-        except Unreadable as exc:
-            return unreadable_judgment(exc, judge=self.name, response=response, prompt=prompt)
+        got = await ask(
+            self.model,
+            Prompt(self.template, answer_schema("research_verdict")).reading(_read, logprobs=True),
+            ctx,
+            policy=self.policy,
+            judge=self.name,
+            variables={
+                "query": inputs.query,
+                "findings": inputs.findings,
+                "constraints": list(inputs.constraints),
+                "reported_confidence": _shown(inputs.confidence),
+                "min_confidence": _shown(self.min_confidence),
+            },
+            system=self.system,
+        )
+        if isinstance(got, Judgment):
+            return got
+        answer, response = got.value, got.response
 
         settled = _settle(answer, inputs.confidence, self.min_confidence)
         signals, verdict, adjustments = settled.signals, settled.verdict, settled.adjustments
@@ -350,8 +319,7 @@ class ResearchVerdictJudge(BaseJudge):
             for signal, value in signals.items()
         ]
         metadata = {
-            "judge": self.name,
-            **call_metadata(self.template.name, prompt, model, request),
+            **got.metadata(self.name),
             "method": "logprobs" if "verdict" in answer.probabilities else "stated",
             "signals": signals,
             "verdict": verdict,
