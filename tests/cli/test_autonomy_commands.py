@@ -326,7 +326,7 @@ def bad_cases(tmp_path):
     ("args", "said"),
     [
         (["--prompt", "missing.txt"], "--prompt: no such file: missing.txt"),
-        (["--cases", "{bad_cases}"], "--cases: {bad_cases}:2: not JSON"),
+        (["--cases", "{bad_cases}"], "--cases: {bad_cases}:2: not valid JSON"),
         (["--holdout", "1.5"], "--holdout: 1.5 must lie strictly between 0 and 1"),
         (["--breakpoint", "sometimes"], "--breakpoint: 'sometimes' is not one of"),
         (["--max-cost-usd", "0"], "--max-cost-usd: Input should be greater than 0"),

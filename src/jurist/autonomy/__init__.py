@@ -9,7 +9,7 @@ breakpoints, meta-judge involvement), judge variants and tournaments, and reputa
         outcome = await start_cycle(spec, store)
 """
 
-from jurist.autonomy._cases import Case, CasesError, load_cases, split_cases
+from jurist.autonomy._cases import Case, load_cases, split_cases
 from jurist.autonomy._cycle_models import (
     CycleOutcome,
     CycleSpec,
@@ -106,7 +106,6 @@ __all__ = [
     "Breaker",
     "Breakpoint",
     "Case",
-    "CasesError",
     "Challenge",
     "ChallengeRequest",
     "ConstraintViolation",

@@ -3,19 +3,15 @@ the cases the rewriter sees and the held-back cases a change is accepted on."""
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from jurist.core import JuristError, Usage
+from jurist.core import Usage
+from jurist.data import DatasetError, read_rows
 from jurist.llm import ErrorKind, Model, ModelError, Request
-
-
-class CasesError(JuristError, ValueError):
-    """A cases file that cannot be used, with the line and field at fault."""
 
 
 class Case(BaseModel):
@@ -34,40 +30,35 @@ class Case(BaseModel):
 
 
 def load_cases(path: str | Path) -> list[Case]:
-    """A JSONL file of cases (`id`, `input`, optional `reference`); an id defaults to the
-    line number. Errors name the file, the line and the field."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CasesError(f"{path}: cannot be read: {exc}") from exc
+    """A file of cases (`id`, `input`, optional `reference`), JSON Lines unless its suffix
+    names another format the dataset reader knows; an id defaults to the line number.
+    DatasetError naming the file, the line and the field."""
+    rows = read_rows(path, default_format="jsonl")
     cases: list[Case] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CasesError(f"{path}:{number}: not JSON: {exc.msg}") from exc
-        if not isinstance(data, dict):
-            raise CasesError(f"{path}:{number}: a case is a JSON object")
-        data.setdefault("id", str(number))
+    for row in rows.rows:
+        data = {"id": str(row.line), **row.check(rows.source)}
         data["id"] = str(data["id"])
         try:
             case = Case.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(part) for part in first["loc"]) or "case"
-            raise CasesError(f"{path}:{number}: {field}: {first['msg']}") from exc
+            raise DatasetError(rows.source, first["msg"], line=row.line, field=field) from exc
         if case.id in seen:
-            raise CasesError(f"{path}:{number}: id {case.id!r} repeats line {seen[case.id]}")
-        seen[case.id] = number
+            raise DatasetError(
+                rows.source,
+                f"{case.id!r} is already used on line {seen[case.id]}",
+                line=row.line,
+                field="id",
+            )
+        seen[case.id] = row.line
         cases.append(case)
     if len(cases) < 2:
-        raise CasesError(
-            f"{path}: {len(cases)} case(s); at least 2 are needed (some to rewrite on, some "
-            "held back to accept on)"
+        raise DatasetError(
+            rows.source,
+            f"{len(cases)} case(s); at least 2 are needed (some to rewrite on, some "
+            "held back to accept on)",
         )
     return cases
 

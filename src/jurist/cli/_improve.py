@@ -23,6 +23,7 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
+from jurist.data import DatasetError
 from jurist.llm import ModelError
 from jurist.store import StoreError
 
@@ -284,7 +285,7 @@ def _spec(
     limits: "Limits",
     holdout: float | None,
 ) -> "CycleSpec":
-    from jurist.autonomy import CasesError, CycleSpec, load_cases
+    from jurist.autonomy import CycleSpec, load_cases
 
     if prompt is None:
         raise BadInput("--prompt: give the file holding the prompt to improve")
@@ -304,7 +305,7 @@ def _spec(
         raise BadInput(f"--holdout: {holdout} must lie strictly between 0 and 1")
     try:
         found = load_cases(cases)
-    except CasesError as exc:  # it names the file and line
+    except DatasetError as exc:  # it names the file and line
         raise BadInput(f"--cases: {exc}") from exc
     values: dict[str, Any] = {
         "prompt": text,

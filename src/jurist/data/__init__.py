@@ -30,7 +30,7 @@ from jurist.data._labelled import (
     RatingItem,
     load_labelled,
 )
-from jurist.data._rows import FORMATS, Row, Rows, format_of, kind_of, read_rows
+from jurist.data._rows import FORMATS, Row, Rows, format_of, jsonl_rows, kind_of, read_rows
 
 __all__ = [
     "DEFAULT_COLUMNS",
@@ -51,6 +51,7 @@ __all__ = [
     "Rows",
     "dataset_from_rows",
     "format_of",
+    "jsonl_rows",
     "kind_of",
     "load_dataset",
     "load_labelled",

@@ -3,13 +3,13 @@ directories of them. Reading is all or nothing: a bad file or line stops the who
 the caller writes nothing from it."""
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jurist.data import DatasetError, jsonl_rows, kind_of
 from jurist.store import StoreError
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown"})
@@ -134,11 +134,16 @@ def _read_jsonl(file: Path, text: str) -> tuple[list[SourceDocument], list[Skipp
     documents: list[SourceDocument] = []
     skipped: list[Skipped] = []
     resolved = file.resolve()
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        location = f"{file}:{number}"
-        record = _record(line, location)
+    try:
+        rows = jsonl_rows(text, str(file))
+    except DatasetError as exc:  # a value no record could hold
+        where = exc.problem if exc.field is None else f"{exc.field}: {exc.problem}"
+        raise IngestError(exc.location, where) from None
+    for row in rows:
+        location = f"{file}:{row.line}"
+        if row.problem is not None:
+            raise IngestError(location, row.problem)
+        record = _record(dict(row.values), location)
         body = record.pop("text")
         if not body.strip():
             skipped.append(Skipped(location, "empty text"))
@@ -150,7 +155,7 @@ def _read_jsonl(file: Path, text: str) -> tuple[list[SourceDocument], list[Skipp
                 document_id=sha256(body)[:16] if identifier is None else str(identifier),
                 text=body,
                 title=title,
-                source=f"{resolved}:{number}",
+                source=f"{resolved}:{row.line}",
                 location=location,
                 metadata=record,
             )
@@ -160,35 +165,20 @@ def _read_jsonl(file: Path, text: str) -> tuple[list[SourceDocument], list[Skipp
     return documents, skipped
 
 
-def _record(line: str, location: str) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise IngestError(location, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(record, dict):
-        raise IngestError(location, f"expected a JSON object, got {_kind(record)}")
+def _record(record: dict[str, Any], location: str) -> dict[str, Any]:
     if "text" not in record:
         raise IngestError(location, "the object has no `text` field")
     if not isinstance(record["text"], str):
-        raise IngestError(location, f"`text` must be a string, got {_kind(record['text'])}")
+        raise IngestError(location, f"`text` must be a string, got {kind_of(record['text'])}")
     identifier = record.get("id")
     if identifier is not None:
         if isinstance(identifier, bool) or not isinstance(identifier, str | int):
             raise IngestError(
-                location, f"`id` must be a string or an integer, got {_kind(identifier)}"
+                location, f"`id` must be a string or an integer, got {kind_of(identifier)}"
             )
         if not str(identifier).strip():
             raise IngestError(location, "`id` is empty")
     title = record.get("title")
     if title is not None and not isinstance(title, str):
-        raise IngestError(location, f"`title` must be a string, got {_kind(title)}")
+        raise IngestError(location, f"`title` must be a string, got {kind_of(title)}")
     return record
-
-
-def _kind(value: object) -> str:
-    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return "a number"
-    return kinds.get(type(value), type(value).__name__)
