@@ -34,4 +34,4 @@ def test_only_the_model_layer_and_ask_call_a_model():
 
 
 def test_the_list_of_unconverted_callers_holds_only_callers():
-    assert NOT_YET_CONVERTED <= _callers()
+    assert _callers() >= NOT_YET_CONVERTED
