@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
+import jurist.specs as spec_module
 from jurist.core import Context, Status, judge_name
 from jurist.judges import (
     AnswerRelevanceJudge,
@@ -30,20 +31,20 @@ from jurist.judges import (
     SchemaJudge,
     SentenceChecksJudge,
 )
-from jurist.jury import (
-    Cascade,
+from jurist.jury import Cascade, Jury
+from jurist.llm import Capabilities, Request
+from jurist.specs import (
     JudgeSpec,
     JudgeSpecError,
-    Jury,
     judge_from_spec,
     judge_spec_schema,
     load_judge_spec,
     parse_judge_spec,
+    registry,
 )
-from jurist.jury import _spec as spec_module
-from jurist.jury._spec import CriteriaSpec
-from jurist.llm import Capabilities, Request
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
+
+CriteriaSpec = registry["criteria"].spec
 
 REFUND = Context("Explain the refund policy", output='{"answer": "Refunds within 30 days."}')
 NOT_JSON = Context("Explain the refund policy", output="Refunds within 30 days, no questions.")
@@ -756,7 +757,7 @@ def test_the_module_docstring_example_builds(rubrics_path):
 def test_the_json_schema_lists_every_type_and_requires_it():
     schema = judge_spec_schema()
     mapping = schema["discriminator"]["mapping"]
-    assert set(mapping) == set(spec_module._FIELDS_BY_TYPE) - {
+    assert set(mapping) == set(registry) - {
         "majority",
         "consensus",
         "average",
@@ -813,7 +814,7 @@ def test_a_judge_spec_is_a_fastapi_request_body_field():
     ],
 )
 def test_spec_defaults_match_the_constructors(kind, cls):
-    model = next(m for m in spec_module._JUDGE_SPECS if m.model_fields["type"].default == kind)
+    model = registry[kind].spec
     parameters = dict(inspect.signature(cls.__init__).parameters)
     for base in cls.__mro__[1:]:
         if "options" in parameters and "__init__" in vars(base):

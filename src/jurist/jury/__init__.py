@@ -13,42 +13,24 @@ from jurist.jury._counting import Consensus, Majority
 from jurist.jury._jury import Jury
 from jurist.jury._policies import ErrorPolicy, TiePolicy, TierPolicy
 from jurist.jury._reputation import MissingReputation, ReputationSource, ReputationWeighted
-from jurist.jury._spec import (
-    MAX_CRITERIA,
-    JudgeSpec,
-    JudgeSpecError,
-    SpecProblem,
-    judge_from_spec,
-    judge_spec_schema,
-    load_judge_spec,
-    parse_judge_spec,
-)
 from jurist.jury._verdict import Verdict
 
 __all__ = [
-    "MAX_CRITERIA",
     "Average",
     "Ballot",
     "Cascade",
     "Consensus",
     "ErrorPolicy",
-    "JudgeSpec",
-    "JudgeSpecError",
     "Jury",
     "Majority",
     "Median",
     "MissingReputation",
     "ReputationSource",
     "ReputationWeighted",
-    "SpecProblem",
     "TiePolicy",
     "Tier",
     "TierPolicy",
     "Verdict",
     "VotingStrategy",
     "WeightedAverage",
-    "judge_from_spec",
-    "judge_spec_schema",
-    "load_judge_spec",
-    "parse_judge_spec",
 ]

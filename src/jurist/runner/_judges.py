@@ -21,7 +21,7 @@ import yaml
 
 from jurist.core import Judge, JudgeKind, JuristError, judge_name
 from jurist.judges import CriterionJudge, RubricJudge
-from jurist.jury import judge_from_spec, load_judge_spec
+from jurist.specs import judge_from_spec, load_judge_spec
 from jurist.llm import Model
 from jurist.rubrics import RubricError, get_rubric, load_rubric
 from jurist.settings import get_settings

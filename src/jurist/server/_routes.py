@@ -11,7 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from jurist import __version__
 from jurist.core import Context, Judge, Judgment
 from jurist.judges import UnknownSource
-from jurist.jury import JudgeSpecError, judge_from_spec
+from jurist.specs import JudgeSpecError, judge_from_spec
 from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from jurist.jury import MAX_CRITERIA
+from jurist.specs import MAX_CRITERIA
 from jurist.server._records import RawCopy
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from jurist.judges import SchemaJudge
-from jurist.jury import MAX_CRITERIA
+from jurist.specs import MAX_CRITERIA
 from jurist.validation._inputs import TASK_KEYS
 
 
