@@ -24,9 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jurist.data import dataset_from_rows
 from jurist.judges import CriterionJudge
 from jurist.llm import get_model
-from jurist.runner import dataset_from_rows, evaluate
+from jurist.runner import evaluate
 from jurist.settings import Settings
 from jurist.store import RecordStore
 
