@@ -18,9 +18,10 @@ from jurist.calibration._methods import (
     PlainRubric,
 )
 from jurist.calibration._sampled import Sampled
+from jurist.specs import ShorthandTable
 
 
-def _no_option(method: type[CalibrationMethod]) -> Callable[[str, str], CalibrationMethod]:
+def _no_option(method: type[CalibrationMethod]) -> "Callable[[str, str], CalibrationMethod]":
     def build(name: str, option: str) -> CalibrationMethod:
         if option:
             raise ValueError(f"--method {name!r}: {method.name} takes no option")
@@ -45,20 +46,20 @@ def _off_topic(name: str, option: str) -> bool:
     return option == "focus"
 
 
-METHODS: dict[str, Callable[[str, str], CalibrationMethod]] = {
-    "plain": _no_option(PlainRubric),
-    "claims": lambda name, option: ClaimConsistency(option) if option else ClaimConsistency(),
-    "coverage": lambda name, option: Coverage(_off_topic(name, option)),
-    "focus": _no_option(Focus),
-    "sentences": _no_option(SentenceChecks),
-    "anchored": lambda name, option: Anchored(_count(name, option)) if option else Anchored(),
-    "sampled": lambda name, option: Sampled(_count(name, option)) if option else Sampled(),
-}
+METHODS: ShorthandTable[CalibrationMethod] = ShorthandTable(
+    "--method",
+    {
+        "plain": _no_option(PlainRubric),
+        "claims": lambda name, option: ClaimConsistency(option) if option else ClaimConsistency(),
+        "coverage": lambda name, option: Coverage(_off_topic(name, option)),
+        "focus": _no_option(Focus),
+        "sentences": _no_option(SentenceChecks),
+        "anchored": lambda name, option: Anchored(_count(name, option)) if option else Anchored(),
+        "sampled": lambda name, option: Sampled(_count(name, option)) if option else Sampled(),
+    },
+)
 
 
 def method_named(name: str) -> CalibrationMethod:
     """The method called `name`; a ValueError names what is wrong with it."""
-    base, _, option = name.partition(":")
-    if base not in METHODS:
-        raise ValueError(f"--method {name!r}: one of {sorted(METHODS)}")
-    return METHODS[base](name, option)
+    return METHODS.resolve(name)

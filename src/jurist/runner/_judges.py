@@ -20,18 +20,17 @@ from typing import Any
 import yaml
 
 from jurist.core import Judge, JudgeKind, JuristError, judge_name
-from jurist.judges import CriterionJudge, RubricJudge
-from jurist.specs import judge_from_spec, load_judge_spec
+from jurist.judges import RubricJudge
 from jurist.llm import Model
 from jurist.rubrics import RubricError, get_rubric, load_rubric
 from jurist.settings import get_settings
+from jurist.specs import judge_from_spec, judge_shorthand, load_judge_spec
 
 JUDGE_FORMS = (
     "rubric:ID (a rubric of the library, or rubric:PATH to a rubric file)",
     'criterion:"TEXT" (one acceptance criterion)',
     "PATH.yaml, PATH.yml or PATH.json (a judge spec file, or a rubric file)",
 )
-_SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class JudgeChoiceError(JuristError, ValueError):
@@ -68,18 +67,17 @@ def describe_judge(judge: Judge) -> dict[str, Any]:
 def resolve_judge(text: str, *, model: str | Model | None = None) -> JudgeChoice:
     """The judge `text` names (see the module's forms). Model-backed judges ask `model`
     (None: JURIST_MODEL), resolved on first use, so nothing loads here."""
-    form, _, rest = text.partition(":")
-    if form == "rubric" and rest:
-        return _rubric_choice(text, rest.strip(), model)
-    if form == "criterion" and rest.strip():
-        criterion = rest.strip()
-        judge = _built(text, lambda: CriterionJudge(criterion, model))
+    named = judge_shorthand(text)
+    if named is not None:
+        form, spec = named
+        if isinstance(spec, Path):
+            return _file_choice(text, spec, model)
+        if form == "rubric":
+            return _rubric_choice(text, spec["rubric"], model)
+        judge = _built(text, lambda: judge_from_spec(spec, model=model))
         return JudgeChoice(
-            judge, text, "criterion", _model_name(judge, model), {"criterion": criterion}
+            judge, text, form, _model_name(judge, model), {"criterion": spec["criterion"]}
         )
-    path = Path(text)
-    if path.suffix.lower() in _SPEC_SUFFIXES:
-        return _file_choice(text, path, model)
     raise JudgeChoiceError(f"judge {text!r} is none of the forms: {'; '.join(JUDGE_FORMS)}")
 
 

@@ -30,7 +30,8 @@ JudgeSpecError) naming the place in the spec (`tiers[1].judges[0].strategy.type`
 
 Each `type` is an entry of `registry`, its fields made from the constructor's signature
 (`register` adds one). The same grammar reads the short forms a command line takes
-(`rubric:ID`, `criterion:TEXT`, a spec file's path, `METHOD[:OPTION]`): see `shorthand`.
+(`rubric:ID`, `criterion:TEXT`, a spec file's path, `METHOD[:OPTION]`): see
+`judge_shorthand` and `ShorthandTable`.
 """
 
 from jurist.specs._errors import JudgeSpecError, SpecError, SpecProblem
@@ -45,22 +46,34 @@ from jurist.specs._load import (
     parse_judge_spec,
 )
 from jurist.specs._registry import Entry, Registry, register, registry
+from jurist.specs._shorthand import (
+    SPEC_SUFFIXES,
+    Shorthand,
+    ShorthandTable,
+    judge_shorthand,
+    split_shorthand,
+)
 
 __all__ = [
     "MAX_CRITERIA",
     "MAX_ITEMS_EXTRACTED",
     "MAX_SPEC_DEPTH",
     "MAX_SPEC_JUDGES",
+    "SPEC_SUFFIXES",
     "Entry",
     "JudgeSpec",
     "JudgeSpecError",
     "Registry",
+    "Shorthand",
+    "ShorthandTable",
     "SpecError",
     "SpecProblem",
     "judge_from_spec",
+    "judge_shorthand",
     "judge_spec_schema",
     "load_judge_spec",
     "parse_judge_spec",
     "register",
     "registry",
+    "split_shorthand",
 ]
