@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from pydantic import JsonValue
-
 from jurist.core import (
     BaseJudge,
+    Cause,
     Check,
     Context,
     Count,
@@ -35,12 +34,11 @@ from jurist.core import (
     Usage,
     gather_ordered,
 )
-from jurist.judges._ask import ModelRef, call_metadata
+from jurist.judges._ask import CallPolicy, ModelRef, ask
 from jurist.judges._claims import split_sentences
-from jurist.judges._model import request_for
-from jurist.judges._reading import Unreadable, closed_object_schema, json_object
-from jurist.llm import Model, ModelError, TokenLogprob, field_probabilities
-from jurist.prompts import PromptError, PromptTemplate
+from jurist.judges._reading import Unreadable, json_object
+from jurist.llm import Model, ModelError, Response, field_probabilities
+from jurist.prompts import Prompt
 
 FLUENCY = "fluency"
 COHERENCE = "coherence"
@@ -53,10 +51,8 @@ ANSWER_TOKENS = 16
 # checks grow with the sentences, two calls each.
 MAX_SENTENCES = 24
 TEXT_LENGTH = 200
-
-ANSWER_SCHEMA: dict[str, JsonValue] = closed_object_schema(
-    {"answer": {"type": "string", "enum": list(YES_NO)}}
-)
+# What an ERROR judgment from `ask` records of the call it made, kept for the judgment.
+CALL_KEYS = ("template", "prompt_sha256", "model", "parameters")
 
 
 class Question(StrEnum):
@@ -189,6 +185,7 @@ class SentenceChecksJudge(BaseJudge):
         max_sentences: Count = MAX_SENTENCES,
         name: Name | None = None,
         description: str = "",
+        policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(name or "sentences", description)
         self.dimensions = _dimensions(dimensions)
@@ -199,6 +196,9 @@ class SentenceChecksJudge(BaseJudge):
         self.model = ModelRef(model)
         self.threshold = threshold
         self.max_sentences = max_sentences
+        self.policy = (policy or CallPolicy.from_settings()).but(max_tokens=ANSWER_TOKENS)
+        # One prompt per dimension, each with its answer schema beside its template.
+        self.prompts = {name: Prompt.named(f"sentence_{name}") for name in self.dimensions}
 
     async def judge(self, ctx: Context) -> Judgment:
         output = ctx.output_text()
@@ -242,32 +242,23 @@ class SentenceChecksJudge(BaseJudge):
     async def _ask(
         self, model: Model, output: str, asked: _Asked
     ) -> tuple[SentenceCheck, Usage | None, dict[str, Any]]:
-        template = PromptTemplate.named(f"sentence_{asked.dimension}")
-        try:
-            prompt = template.render(
-                None, output=output, sentence=asked.text, previous=asked.previous
-            )
-            system = PromptTemplate.named("system").render(None)
-        except PromptError as exc:
-            return _failed(asked, "prompt", str(exc)), None, {}
-        request = request_for(
-            prompt,
+        got = await ask(
             model,
-            system=system,
-            json_schema=ANSWER_SCHEMA,
-            wants_logprobs=True,
-            max_tokens=ANSWER_TOKENS,
+            self.prompts[asked.dimension].reading(
+                lambda response: _read(asked, response), logprobs=True
+            ),
+            policy=self.policy,
+            judge=self.name,
+            variables={"output": output, "sentence": asked.text, "previous": asked.previous},
         )
-        meta = call_metadata(template.name, prompt, model, request)
-        try:
-            response = await model.complete(request)
-        except ModelError as exc:
-            return _failed(asked, exc.kind.value, str(exc.cause)), None, meta
-        try:
-            check = _read(asked, json_object(response), response.logprobs)
-        except Unreadable as exc:
-            return _failed(asked, "unparseable", str(exc)), response.usage, meta
-        return check, response.usage, meta
+        if isinstance(got, Judgment):
+            meta = {key: got.metadata[key] for key in CALL_KEYS if key in got.metadata}
+            info = got.error_info
+            error = info["message"] if info is not None else got.reasoning
+            cause = got.cause or Cause.ERROR
+            return _failed(asked, cause.value, error), got.usage, meta
+        call = got.metadata(self.name)
+        return got.value, got.usage, {key: call[key] for key in CALL_KEYS}
 
     def _errored(
         self, checks: Sequence[SentenceCheck], usage: Usage | None, metadata: Mapping[str, Any]
@@ -324,14 +315,13 @@ class SentenceChecksJudge(BaseJudge):
         )
 
 
-def _read(
-    asked: _Asked, answer: Mapping[str, Any], logprobs: Sequence[TokenLogprob] | None
-) -> SentenceCheck:
+def _read(asked: _Asked, response: Response) -> SentenceCheck:
+    answer = json_object(response)
     said = answer.get("answer")
     word = said.strip().lower() if isinstance(said, str) else None
     if word not in YES_NO:
         raise Unreadable(f'"answer" is {said!r}, not "yes" or "no"')
-    found = field_probabilities(logprobs, "answer", YES_NO)
+    found = field_probabilities(response.logprobs, "answer", YES_NO)
     probabilities = found[0] if found else None
     if probabilities is None:
         # No probabilities at the answer (a model without them): the stated answer, marked
