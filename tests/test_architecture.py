@@ -12,7 +12,6 @@ NOT_YET_CONVERTED = {
     "jurist/autonomy/_roles.py",
     "jurist/autonomy/_variants.py",
     "jurist/judges/_claims.py",
-    "jurist/judges/_support.py",
 }
 CALL = re.compile(r"\.complete\(")
 

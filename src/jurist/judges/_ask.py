@@ -136,12 +136,41 @@ class Answer(Generic[T]):
     def parameters(self) -> dict[str, Any]:
         return parameters(self.request)
 
+    @property
+    def call(self) -> dict[str, Any]:
+        """The call alone: template, prompt sha256, model, parameters."""
+        return call_metadata(self.template, self.prompt, self.model, self.request)
+
     def metadata(self, judge: str) -> dict[str, Any]:
         """The judge's name and the call: template, prompt sha256, model, parameters."""
         return {
             "judge": judge,
             **call_metadata(self.template, self.prompt, self.model, self.request),
         }
+
+
+# What an ERROR judgment from `ask` records of the call it made (when the call was made).
+CALL_KEYS = ("template", "prompt_sha256", "model", "parameters")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why `ask` gave no answer, for a judge that records a failed part (one claim, one
+    sentence) instead of returning the ERROR judgment: the cause, the error's message, and
+    what is known of the call."""
+
+    cause: Cause
+    error: str
+    call: dict[str, Any]
+
+    @classmethod
+    def of(cls, judgment: Judgment) -> "Failure":
+        info = judgment.error_info
+        return cls(
+            judgment.cause or Cause.ERROR,
+            info["message"] if info is not None else judgment.reasoning,
+            {key: judgment.metadata[key] for key in CALL_KEYS if key in judgment.metadata},
+        )
 
 
 def model_error_judgment(

@@ -23,7 +23,6 @@ from typing import Any, ClassVar
 
 from jurist.core import (
     BaseJudge,
-    Cause,
     Check,
     Context,
     Count,
@@ -34,7 +33,7 @@ from jurist.core import (
     Usage,
     gather_ordered,
 )
-from jurist.judges._ask import CallPolicy, ModelRef, ask
+from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._claims import split_sentences
 from jurist.judges._reading import Unreadable, json_object
 from jurist.llm import Model, ModelError, Response, field_probabilities
@@ -51,8 +50,6 @@ ANSWER_TOKENS = 16
 # checks grow with the sentences, two calls each.
 MAX_SENTENCES = 24
 TEXT_LENGTH = 200
-# What an ERROR judgment from `ask` records of the call it made, kept for the judgment.
-CALL_KEYS = ("template", "prompt_sha256", "model", "parameters")
 
 
 class Question(StrEnum):
@@ -252,13 +249,9 @@ class SentenceChecksJudge(BaseJudge):
             variables={"output": output, "sentence": asked.text, "previous": asked.previous},
         )
         if isinstance(got, Judgment):
-            meta = {key: got.metadata[key] for key in CALL_KEYS if key in got.metadata}
-            info = got.error_info
-            error = info["message"] if info is not None else got.reasoning
-            cause = got.cause or Cause.ERROR
-            return _failed(asked, cause.value, error), got.usage, meta
-        call = got.metadata(self.name)
-        return got.value, got.usage, {key: call[key] for key in CALL_KEYS}
+            failure = Failure.of(got)
+            return _failed(asked, failure.cause.value, failure.error), got.usage, failure.call
+        return got.value, got.usage, got.call
 
     def _errored(
         self, checks: Sequence[SentenceCheck], usage: Usage | None, metadata: Mapping[str, Any]

@@ -14,21 +14,13 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import Threshold, Usage, gather_ordered, threshold_of
-from jurist.judges._ask import ModelRef, call_metadata
+from jurist.core import Judgment, Threshold, Usage, gather_ordered, threshold_of
+from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
-from jurist.judges._model import request_for
-from jurist.judges._reading import (
-    Unreadable,
-    closed_object_schema,
-    json_object,
-    numbered_answers,
-    numbered_answers_schema,
-)
+from jurist.judges._reading import Unreadable, json_object, numbered_answers
 from jurist.llm import Model, ModelError, Response, field_probabilities
-from jurist.prompts import PromptError, PromptTemplate, RenderedPrompt
+from jurist.prompts import Prompt, answer_schema
 
-QUOTE_CHARS = 400
 # A verdict and a quoted sentence: ~110 tokens at most for one claim.
 ONE_CLAIM_TOKENS = 130
 VERDICTS_KEY = "verdicts"
@@ -124,20 +116,35 @@ class SupportOptions:
         threshold_of(self.threshold)
 
 
-def _verdict_properties(quote_first: bool) -> dict[str, JsonValue]:
-    verdict: JsonValue = {"type": "string", "enum": list(LABELS)}
-    quote: JsonValue = {"type": "string", "maxLength": QUOTE_CHARS}
-    if quote_first:
-        return {"quote": quote, "verdict": verdict}
-    return {"verdict": verdict, "quote": quote}
+def _verdict_properties(shape: Mapping[str, Any], quote_first: bool) -> dict[str, Any]:
+    """The verdict's properties of the schema file, in the order the model writes them."""
+    first, second = ("quote", "verdict") if quote_first else ("verdict", "quote")
+    return {first: shape[first], second: shape[second]}
 
 
 def support_schema(*, quote_first: bool) -> dict[str, JsonValue]:
-    return closed_object_schema(_verdict_properties(quote_first))
+    """The answer about one claim (claim_support.schema.json): `{"verdict", "quote"}`."""
+    schema: dict[str, Any] = answer_schema("claim_support")
+    schema["properties"] = _verdict_properties(schema["properties"], quote_first)
+    schema["required"] = list(schema["properties"])
+    return schema
 
 
 def supports_schema(count: int, *, quote_first: bool) -> dict[str, JsonValue]:
-    return numbered_answers_schema(VERDICTS_KEY, "claim", _verdict_properties(quote_first), count)
+    """The answer about `count` claims at once (claims_support.schema.json):
+    `{"verdicts": [...]}` with exactly one verdict per claim, each naming its claim's
+    number (1-based)."""
+    schema: dict[str, Any] = answer_schema("claims_support")
+    verdicts = schema["properties"][VERDICTS_KEY]
+    item = verdicts["items"]
+    shape = item["properties"]
+    item["properties"] = {
+        "claim": {**shape["claim"], "maximum": count},
+        **_verdict_properties(shape, quote_first),
+    }
+    item["required"] = list(item["properties"])
+    verdicts["minItems"] = verdicts["maxItems"] = count
+    return schema
 
 
 def read_check(
@@ -198,10 +205,19 @@ class ClaimVerifier:
     """
 
     def __init__(
-        self, model: Model | str | ModelRef | None = None, options: SupportOptions | None = None
+        self,
+        model: Model | str | ModelRef | None = None,
+        options: SupportOptions | None = None,
+        *,
+        policy: CallPolicy | None = None,
     ) -> None:
         self.model = model if isinstance(model, ModelRef) else ModelRef(model)
         self.options = options or SupportOptions()
+        self.policy = policy or CallPolicy.from_settings()
+        quote_first = self.options.quote_first
+        self.one = Prompt.named("claim_support").with_schema(
+            support_schema(quote_first=quote_first)
+        )
 
     async def verify(self, claims: Sequence[str], source: str) -> SupportReport:
         if not claims:
@@ -225,71 +241,58 @@ class ClaimVerifier:
     def _mode(self) -> str:
         return "together" if self.options.together else "per_claim"
 
-    def _render(
-        self, name: str, **variables: Any
-    ) -> tuple[PromptTemplate, RenderedPrompt, RenderedPrompt]:
-        template = PromptTemplate.named(name)
-        prompt = template.render(None, quote_first=self.options.quote_first, **variables)
-        return template, prompt, PromptTemplate.named("system").render(None)
-
     async def _one(
         self, model: Model, claim: str, source: str
     ) -> tuple[ClaimCheck, Usage | None, dict[str, Any]]:
-        try:
-            template, prompt, system = self._render("claim_support", context=source, claim=claim)
-        except PromptError as exc:
-            return _failed(claim, source, "prompt", str(exc)), None, {}
-        request = request_for(
-            prompt,
-            model,
-            system=system,
-            json_schema=support_schema(quote_first=self.options.quote_first),
-            wants_logprobs=True,
-            max_tokens=ONE_CLAIM_TOKENS,
-        )
-        meta = call_metadata(template.name, prompt, model, request)
-        try:
-            response = await model.complete(request)
-        except ModelError as exc:
-            return _failed(claim, source, exc.kind.value, str(exc.cause)), None, meta
-        try:
+        def read(response: Response) -> ClaimCheck:
             found = field_probabilities(response.logprobs, "verdict", LABELS)
-            check = read_check(
-                claim, json_object(response), found[0] if found else None, source, self.options
+            answer = json_object(response)
+            return read_check(claim, answer, found[0] if found else None, source, self.options)
+
+        got = await ask(
+            model,
+            self.one.reading(read, logprobs=True),
+            policy=self.policy.but(max_tokens=ONE_CLAIM_TOKENS),
+            judge="claim_support",
+            variables={
+                "quote_first": self.options.quote_first,
+                "context": source,
+                "claim": claim,
+            },
+        )
+        if isinstance(got, Judgment):
+            failure = Failure.of(got)
+            return (
+                _failed(claim, source, failure.cause.value, failure.error),
+                got.usage,
+                failure.call,
             )
-        except Unreadable as exc:
-            return _failed(claim, source, "unparseable", str(exc)), response.usage, meta
-        return check, response.usage, meta
+        return got.value, got.usage, got.call
 
     async def _together(self, model: Model, claims: Sequence[str], source: str) -> SupportReport:
         count = len(claims)
-        try:
-            template, prompt, system = self._render(
-                "claims_support", context=source, claims=list(claims)
-            )
-        except PromptError as exc:
-            failed = [_failed(c, source, "prompt", str(exc)) for c in claims]
-            return SupportReport(tuple(failed), None, {"mode": self._mode})
-        request = request_for(
-            prompt,
-            model,
-            system=system,
-            json_schema=supports_schema(count, quote_first=self.options.quote_first),
-            wants_logprobs=True,
-            max_tokens=ONE_CLAIM_TOKENS * count + 40,
+        prompt = Prompt.named("claims_support").with_schema(
+            supports_schema(count, quote_first=self.options.quote_first)
         )
-        meta = {"mode": self._mode, **call_metadata(template.name, prompt, model, request)}
-        try:
-            response = await model.complete(request)
-        except ModelError as exc:
-            failed = [_failed(c, source, exc.kind.value, str(exc.cause)) for c in claims]
-            return SupportReport(tuple(failed), None, meta)
-        try:
-            checks = read_checks(response, claims, source, self.options)
-        except Unreadable as exc:
-            failed = [_failed(c, source, "unparseable", str(exc)) for c in claims]
-            return SupportReport(tuple(failed), response.usage, meta)
-        return SupportReport(tuple(checks), response.usage, meta)
+        got = await ask(
+            model,
+            prompt.reading(
+                lambda response: read_checks(response, claims, source, self.options),
+                logprobs=True,
+            ),
+            policy=self.policy.but(max_tokens=ONE_CLAIM_TOKENS * count + 40),
+            judge="claims_support",
+            variables={
+                "quote_first": self.options.quote_first,
+                "context": source,
+                "claims": list(claims),
+            },
+        )
+        if isinstance(got, Judgment):
+            failure = Failure.of(got)
+            failed = [_failed(c, source, failure.cause.value, failure.error) for c in claims]
+            return SupportReport(tuple(failed), got.usage, {"mode": self._mode, **failure.call})
+        return SupportReport(tuple(got.value), got.usage, {"mode": self._mode, **got.call})
 
 
 def read_checks(
