@@ -11,7 +11,6 @@ NOT_YET_CONVERTED = {
     "jurist/autonomy/_cases.py",
     "jurist/autonomy/_roles.py",
     "jurist/autonomy/_variants.py",
-    "jurist/judges/_claims.py",
 }
 CALL = re.compile(r"\.complete\(")
 

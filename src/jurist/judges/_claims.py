@@ -14,14 +14,12 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import MAX_CLAIMS, Count, SingleFlight, Usage
-from jurist.judges._ask import ModelRef, call_metadata
-from jurist.judges._model import request_for
-from jurist.judges._reading import Unreadable, closed_object_schema, json_object
-from jurist.llm import Model, ModelError
-from jurist.prompts import PromptError, PromptTemplate
+from jurist.core import MAX_CLAIMS, Cause, Count, Judgment, SingleFlight, Usage
+from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
+from jurist.judges._reading import Unreadable, json_object
+from jurist.llm import Model, Response
+from jurist.prompts import Prompt, PromptTemplate, answer_schema
 
-CLAIM_CHARS = 240
 # A claim is a short sentence: ~60 tokens each, and a little for the JSON around them.
 CLAIM_TOKENS = 60
 
@@ -101,12 +99,10 @@ def sentence_claims(text: str, limit: int = MAX_CLAIMS) -> list[str]:
 
 
 def claims_schema(limit: int) -> dict[str, JsonValue]:
-    claims: JsonValue = {
-        "type": "array",
-        "items": {"type": "string", "maxLength": CLAIM_CHARS},
-        "maxItems": limit,
-    }
-    return closed_object_schema({"claims": claims})
+    """The extracted claims (claims.schema.json): `{"claims": [...]}`, at most `limit`."""
+    schema: dict[str, Any] = answer_schema("claims")
+    schema["properties"]["claims"]["maxItems"] = limit
+    return schema
 
 
 def read_claims(answer: Mapping[str, Any], limit: int) -> list[str]:
@@ -138,50 +134,47 @@ class ClaimExtractor:
         *,
         max_claims: Count = MAX_CLAIMS,
         template: PromptTemplate | str = "claims",
+        policy: CallPolicy | None = None,
     ) -> None:
         if max_claims < 1:
             raise ValueError(f"max_claims must be at least 1, not {max_claims}")
         self.model = model if isinstance(model, ModelRef) else ModelRef(model)
         self.max_claims = max_claims
         self.template = PromptTemplate.of(template)
+        self.policy = (policy or CallPolicy.from_settings()).but(
+            max_tokens=CLAIM_TOKENS * max_claims + 20
+        )
+        self.prompt = Prompt(self.template, claims_schema(max_claims))
 
     async def extract(self, output: str, *, goal: str = "") -> Claims:
         if not output.strip():
             return Claims((), Extraction.MODEL)
-        try:
-            prompt = self.template.render(
-                None, output=output, goal=goal, max_claims=self.max_claims
-            )
-            system = PromptTemplate.named("system").render(None)
-        except PromptError as exc:
-            return self._fallback(output, "prompt", str(exc))
-        try:
-            model = self.model.get()
-            request = request_for(
-                prompt,
-                model,
-                system=system,
-                json_schema=claims_schema(self.max_claims),
-                wants_logprobs=False,
-                max_tokens=CLAIM_TOKENS * self.max_claims + 20,
-            )
-            response = await model.complete(request)
-        except ModelError as exc:
-            return self._fallback(output, exc.kind.value, f"the model failed: {exc.cause}")
-        metadata = call_metadata(self.template.name, prompt, model, request)
-        try:
-            claims = read_claims(json_object(response), self.max_claims)
-        except Unreadable as exc:
-            fallback = self._fallback(output, "unparseable", f"unreadable claims: {exc}")
-            return Claims(
-                fallback.claims,
-                fallback.extraction,
-                response.usage,
-                fallback.fallback_cause,
-                fallback.fallback_reason,
-                metadata,
-            )
-        return Claims(tuple(claims), Extraction.MODEL, response.usage, metadata=metadata)
+        got = await ask(
+            self.model,
+            self.prompt.reading(self._read),
+            policy=self.policy,
+            judge="claims",
+            variables={"output": output, "goal": goal, "max_claims": self.max_claims},
+        )
+        if isinstance(got, Judgment):
+            return self._failed(output, got)
+        return Claims(tuple(got.value), Extraction.MODEL, got.usage, metadata=got.call)
+
+    def _read(self, response: Response) -> list[str]:
+        return read_claims(json_object(response), self.max_claims)
+
+    def _failed(self, output: str, got: Judgment) -> Claims:
+        """The sentences stand in, saying why; an unreadable answer keeps its call's cost
+        and what is known of the call."""
+        failure = Failure.of(got)
+        if failure.cause is Cause.PROMPT:
+            return self._fallback(output, failure.cause.value, failure.error)
+        if failure.cause is not Cause.UNPARSEABLE:
+            return self._fallback(output, failure.cause.value, got.reasoning)
+        fallback = self._fallback(
+            output, failure.cause.value, f"unreadable claims: {failure.error}"
+        )
+        return dataclasses.replace(fallback, usage=got.usage, metadata=failure.call)
 
     def _fallback(self, output: str, cause: str, reason: str) -> Claims:
         return Claims(
@@ -205,8 +198,9 @@ class SharedClaimExtractor(ClaimExtractor):
         *,
         max_claims: Count = MAX_CLAIMS,
         template: PromptTemplate | str = "claims",
+        policy: CallPolicy | None = None,
     ) -> None:
-        super().__init__(model, max_claims=max_claims, template=template)
+        super().__init__(model, max_claims=max_claims, template=template, policy=policy)
         self._reads: SingleFlight[tuple[str, str], Claims] = SingleFlight(
             keep="all", shared=lambda claims: dataclasses.replace(claims, usage=None)
         )
