@@ -26,24 +26,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jurist.calibration import (
-    DatasetKind,
     PositionLabel,
     PositionPair,
     PositionReport,
-    load_dataset,
     position_report,
 )
+from jurist.data import Dataset, DatasetKind, FieldMap, dataset_from_rows, load_labelled
 from jurist.judges import PairwiseJudge
 from jurist.judges._pairwise import OUTPUT_B
 from jurist.llm import Model
 from jurist.runner import (
     BarProgress,
-    Dataset,
-    FieldMap,
     JudgeChoice,
     Progress,
     RunResult,
-    dataset_from_rows,
     evaluate,
 )
 from jurist.settings import get_settings
@@ -79,7 +75,7 @@ def build_pairs(path: Path, *, docs: int = 10, margin: float = 1.0) -> list[Summ
             f"--margin must be above 0 (a pair needs a preferred summary), got {margin}"
         )
     by_doc: dict[str, list[tuple[str, str, str, float]]] = {}
-    for item in load_dataset(path, DatasetKind.RATINGS).ratings:
+    for item in load_labelled(path, DatasetKind.RATINGS).ratings:
         mean = sum(item.human_scores.values()) / len(item.human_scores)
         by_doc.setdefault(item.doc_id, []).append((item.id, item.source, item.output, mean))
     pairs: list[SummaryPair] = []

@@ -40,7 +40,6 @@ from pathlib import Path
 from jurist.calibration import (
     CalibrationMethod,
     CalibrationReport,
-    Dataset,
     calibrate,
     calibration_dataset,
     choose_out_of_fold,
@@ -53,6 +52,7 @@ from jurist.calibration import (
     seconds_of,
 )
 from jurist.core import Judgment, Usage
+from jurist.data import LabelledDataset
 from jurist.judges import relevance_f1
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
@@ -79,7 +79,7 @@ def run_name(method: str, model: str, limit: int | None) -> str:
     return f"quality-{slug}-{limit or 'all'}"
 
 
-async def stored(names: str, dataset: Dataset, database: str | None) -> RunResult:
+async def stored(names: str, dataset: LabelledDataset, database: str | None) -> RunResult:
     wanted = {item.id for item in dataset.ratings}
     runs: list[RunResult] = []
     async with await RecordStore.open(database) as store:
@@ -113,7 +113,7 @@ async def judged(method: str, args: argparse.Namespace, named: dict[str, str]) -
     return done.run
 
 
-def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str) -> Scored:
+def scored(method: str, run: RunResult, dataset: LabelledDataset, model: str, label: str) -> Scored:
     scorer: CalibrationMethod = method_named(method)
     scores, seconds = judge_scores(run, scorer)
     signals: dict[str, dict[str, float]] = {}
@@ -141,7 +141,7 @@ def scored(method: str, run: RunResult, dataset: Dataset, model: str, label: str
 
 
 def coverage_with_focus(
-    coverage: Scored, focus: Scored, dataset: Dataset, model: str
+    coverage: Scored, focus: Scored, dataset: LabelledDataset, model: str
 ) -> Scored | None:
     """Relevance as `coverage:focus` scores it (the harmonic mean of coverage and focus,
     `relevance_f1`) from a stored coverage run and a stored focus run of the same items:
@@ -184,7 +184,9 @@ def coverage_with_focus(
     return Scored("coverage:focus", report.model_copy(update={"cost": cost}), scores, signals)
 
 
-def out_of_fold(dataset: Dataset, results: list[Scored], model: str) -> list[CalibrationReport]:
+def out_of_fold(
+    dataset: LabelledDataset, results: list[Scored], model: str
+) -> list[CalibrationReport]:
     """The `chosen` and `aligned` reports: every figure out of fold."""
     items = dataset.ratings
     groups = [item.doc_id for item in items]
