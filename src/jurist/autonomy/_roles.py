@@ -14,7 +14,6 @@ context, so long inputs are cut and every answer field and list is bounded.
 """
 
 import asyncio
-import dataclasses
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -42,7 +41,6 @@ from jurist.autonomy._payloads import (
     MessageType,
     ReplyPayload,
     Review,
-    ReviewDecision,
     ReviewRequest,
     Rewrite,
     RewriteConstraints,
@@ -50,6 +48,7 @@ from jurist.autonomy._payloads import (
     Role,
 )
 from jurist.core import (
+    Cause,
     Context,
     Judgment,
     JuristError,
@@ -60,25 +59,24 @@ from jurist.core import (
     to_json_text,
 )
 from jurist.judges import (
+    CallPolicy,
     CriterionJudge,
+    Failure,
     ModelRef,
-    Unreadable,
-    closed_object_schema,
+    ask,
     json_object,
-    request_for,
     shorten,
 )
-from jurist.llm import ErrorKind, Model, ModelError, with_options
-from jurist.prompts import PromptTemplate
+from jurist.llm import ErrorKind, Model, ModelError
+from jurist.prompts import Prompt, PromptError, PromptTemplate, answer_schema
 
 T = TypeVar("T", bound=BaseModel)
 
 # Bounds on what goes into a prompt and what comes out, for a small model's 8k context.
+# The answers' own bounds are in each role's schema file beside its template
+# (autonomy_<role>.schema.json); the counts a prompt states are the same as its schema's.
 EXCERPT_CHARS = 1200  # each sample response or case shown to a role
 MAX_SAMPLES = 3  # sample responses or cases shown
-SHORT_TEXT = 240  # a sentence: a root cause, a rationale, a reason
-ITEM_TEXT = 160  # one hypothesis, suggestion or finding
-LABEL_TEXT = 60  # a failure type or a technique name
 MAX_ITEMS = 3  # hypotheses, suggestions, techniques
 MAX_FINDINGS = 5
 FAILING_P_YES = 0.5  # a criterion with P(yes) below this has failed
@@ -119,10 +117,10 @@ class ConstraintViolation(RoleFailure):
         self.field = field
 
 
-def _cause(kind: ErrorKind) -> FailureCause:
-    if kind is ErrorKind.BUDGET:
+def _cause(kind: ErrorKind | Cause) -> FailureCause:
+    if kind.value == ErrorKind.BUDGET.value:
         return FailureCause.BUDGET
-    if kind is ErrorKind.UNPARSEABLE:
+    if kind.value == ErrorKind.UNPARSEABLE.value:
         return FailureCause.UNPARSEABLE
     return FailureCause.MODEL_ERROR
 
@@ -131,21 +129,26 @@ def _model_failure(role: Role, exc: ModelError) -> RoleFailure:
     return RoleFailure(role, _cause(exc.kind), f"the model failed ({exc.kind.value}): {exc.cause}")
 
 
-def _string(max_length: int) -> JsonValue:
-    return {"type": "string", "minLength": 1, "maxLength": max_length}
-
-
-def _strings(max_length: int, max_items: int, *, min_items: int = 0) -> JsonValue:
-    return {
-        "type": "array",
-        "items": _string(max_length),
-        "minItems": min_items,
-        "maxItems": max_items,
-    }
-
-
-def _enum(values: Sequence[str]) -> JsonValue:
-    return {"type": "string", "enum": list(values)}
+def _failure(role: Role, got: Judgment) -> tuple[Exception, ModelError | None]:
+    """The exception for an ERROR from `ask`, and the model error it is raised from: a
+    template that does not render stays a PromptError (the role is misconfigured, not
+    failing); an answer that holds no JSON object (`ask` records the answer it could not
+    read) is unparseable with what the call cost; anything else is the model's failure."""
+    failure = Failure.of(got)
+    if failure.cause is Cause.PROMPT:
+        return PromptError(failure.error), None
+    if failure.cause is Cause.UNPARSEABLE and "answer" in got.metadata:
+        detail = f"the answer holds no JSON object: {failure.error}"
+        return RoleFailure(role, FailureCause.UNPARSEABLE, detail, usage=got.usage), None
+    model = got.metadata.get("model")
+    # The model layer's error, rebuilt from what the judgment kept (its kind and message),
+    # so that the failure still says which error it stands for.
+    error = ModelError(
+        ErrorKind(failure.cause.value),
+        failure.error,
+        model=model if isinstance(model, str) else None,
+    )
+    return RoleFailure(role, _cause(failure.cause), got.reasoning, usage=got.usage), error
 
 
 def _excerpts(texts: Sequence[str]) -> list[str]:
@@ -168,6 +171,7 @@ class JudgeRole(ABC):
         template: PromptTemplate | str | Path | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        policy: CallPolicy | None = None,
     ) -> None:
         if sender_id is not None and not sender_id.strip():
             raise ValueError("sender_id must not be blank")
@@ -181,7 +185,20 @@ class JudgeRole(ABC):
         self.system = PromptTemplate.named("system")
         self.max_tokens = max_tokens or self.default_max_tokens
         self._given_max_tokens = max_tokens
+        self._policy = (policy or CallPolicy.from_settings()).but(max_tokens=self.max_tokens)
         self.temperature = temperature
+
+    @property
+    def temperature(self) -> float | None:
+        """The role's sampling temperature; None: the call policy's own."""
+        return self._temperature
+
+    @temperature.setter
+    def temperature(self, value: float | None) -> None:
+        # Changed between calls (the loop samples the rewriter once a proposal is rejected),
+        # so the policy is remade here rather than read from the settings at call time.
+        self._temperature = value
+        self.policy = self._policy.but(temperature=value)
 
     @property
     def handles(self) -> MessageType:
@@ -219,33 +236,22 @@ class JudgeRole(ABC):
         *,
         max_tokens: int | None = None,
     ) -> tuple[Mapping[str, Any], Usage]:
-        """The model's JSON answer to the rendered template, and what the call cost."""
-        prompt = self.template.render(None, **variables)
-        system = self.system.render()
-        try:
-            model = self.model.get()
-            request = request_for(
-                prompt,
-                model,
-                system=system,
-                json_schema=schema,
-                wants_logprobs=False,
-                max_tokens=max_tokens or self.max_tokens,
-                temperature=self.temperature,
-            )
-            request = dataclasses.replace(request, timeout_s=message.request.timeout_seconds)
-            response = await model.complete(request)
-        except ModelError as exc:
-            raise _model_failure(self.role, exc) from exc
-        try:
-            return json_object(response), response.usage
-        except Unreadable as exc:
-            raise RoleFailure(
-                self.role,
-                FailureCause.UNPARSEABLE,
-                f"the answer holds no JSON object: {exc}",
-                usage=response.usage,
-            ) from exc
+        """The model's JSON answer to the rendered template, and what the call cost; the
+        call has the message's time limit."""
+        got = await ask(
+            self.model,
+            Prompt(self.template, schema).reading(json_object),
+            policy=self.policy.but(
+                max_tokens=max_tokens, timeout_s=message.request.timeout_seconds
+            ),
+            judge=self.sender_id,
+            variables=variables,
+            system=self.system,
+        )
+        if isinstance(got, Judgment):
+            failed, error = _failure(self.role, got)
+            raise failed from error
+        return got.value, got.usage
 
     def _read(self, model: type[T], answer: Mapping[str, Any], usage: Usage) -> T:
         """The reply payload from the model's answer; an answer that does not fit is
@@ -281,8 +287,11 @@ class Evaluator(JudgeRole):
         template: PromptTemplate | str | Path | None = None,
         temperature: float | None = None,
         reason_first: bool = False,
+        policy: CallPolicy | None = None,
     ) -> None:
-        super().__init__(model, sender_id=sender_id, template=template, temperature=temperature)
+        super().__init__(
+            model, sender_id=sender_id, template=template, temperature=temperature, policy=policy
+        )
         self.reason_first = reason_first
 
     async def handle(self, message: JudgeMessage) -> JudgeMessage:
@@ -291,19 +300,18 @@ class Evaluator(JudgeRole):
             model = self.model.get()
         except ModelError as exc:
             raise _model_failure(self.role, exc) from exc
-        # The criterion judges build their own requests: this is how they get the message's
-        # timeout and, when set, the role's temperature.
-        bounded = with_options(
-            model, timeout_s=message.request.timeout_seconds, temperature=self.temperature
-        )
+        # The criterion judges ask with the role's policy (its temperature, when set) under
+        # the message's time limit.
+        policy = self.policy.but(timeout_s=message.request.timeout_seconds)
         ctx = Context(request.prompt, output=request.response, metadata=request.context)
         judges = [
             CriterionJudge(
                 criterion.description,
-                bounded,
+                model,
                 reason_first=self.reason_first,
                 template=self.template,
                 name=f"{self.sender_id}:{criterion.name}",
+                policy=policy,
             )
             for criterion in request.criteria
         ]
@@ -361,14 +369,7 @@ class Analyst(JudgeRole):
     default_template = "autonomy_analyst"
     default_max_tokens = 400
 
-    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
-        {
-            "failure_type": _string(LABEL_TEXT),
-            "root_cause": _string(SHORT_TEXT),
-            "hypotheses": _strings(ITEM_TEXT, MAX_ITEMS, min_items=1),
-            "suggestions": _strings(ITEM_TEXT, MAX_ITEMS, min_items=1),
-        }
-    )
+    SCHEMA: ClassVar[dict[str, JsonValue]] = answer_schema("autonomy_analyst")
 
     async def handle(self, message: JudgeMessage) -> JudgeMessage:
         request = self._accept(message, AnalyzeRequest)
@@ -406,14 +407,7 @@ class Rewriter(JudgeRole):
     # Room for the answer's other fields around the prompt, in tokens.
     ANSWER_OVERHEAD_TOKENS: ClassVar[int] = 160
 
-    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
-        {
-            "improved_prompt": {"type": "string", "minLength": 1},
-            "techniques_used": _strings(LABEL_TEXT, MAX_ITEMS),
-            "rationale": {"type": "string", "maxLength": SHORT_TEXT},
-            "intent_preserved": {"type": "boolean"},
-        }
-    )
+    SCHEMA: ClassVar[dict[str, JsonValue]] = answer_schema("autonomy_rewriter")
 
     async def handle(self, message: JudgeMessage) -> JudgeMessage:
         request = self._accept(message, RewriteRequest)
@@ -468,21 +462,7 @@ class Adversarial(JudgeRole):
     default_template = "autonomy_adversarial"
     default_max_tokens = 500
 
-    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
-        {
-            "findings": {
-                "type": "array",
-                "items": closed_object_schema(
-                    {
-                        "kind": _enum(["edge_case", "ambiguity", "gaming"]),
-                        "description": _string(ITEM_TEXT),
-                        "severity": _enum(["low", "medium", "high"]),
-                    }
-                ),
-                "maxItems": MAX_FINDINGS,
-            }
-        }
-    )
+    SCHEMA: ClassVar[dict[str, JsonValue]] = answer_schema("autonomy_adversarial")
 
     async def handle(self, message: JudgeMessage) -> JudgeMessage:
         request = self._accept(message, ChallengeRequest)
@@ -510,12 +490,7 @@ class Meta(JudgeRole):
     default_template = "autonomy_meta"
     default_max_tokens = 150
 
-    SCHEMA: ClassVar[dict[str, JsonValue]] = closed_object_schema(
-        {
-            "decision": _enum([decision.value for decision in ReviewDecision]),
-            "reason": _string(SHORT_TEXT),
-        }
-    )
+    SCHEMA: ClassVar[dict[str, JsonValue]] = answer_schema("autonomy_meta")
 
     async def handle(self, message: JudgeMessage) -> JudgeMessage:
         request = self._accept(message, ReviewRequest)

@@ -7,7 +7,7 @@ decompose an output into claims and check each against its context or trusted so
 reads a retrieval-augmented answer's question, passages and answer from a context."""
 
 from jurist.judges import rag
-from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, model_error_judgment
+from jurist.judges._ask import Answer, CallPolicy, Failure, ModelRef, ask, model_error_judgment
 from jurist.judges._claims import (
     ClaimExtractor,
     Claims,
@@ -82,6 +82,7 @@ __all__ = [
     "Extraction",
     "FactCheck",
     "FactChecker",
+    "Failure",
     "FaithfulnessJudge",
     "FileContainsJudge",
     "FileExistsJudge",
