@@ -176,6 +176,12 @@ class Registry(Mapping[str, Entry]):
         self._adapter = None
         return entry
 
+    def unregister(self, kind: str) -> None:
+        """Forget `kind` (a KeyError when it is not registered)."""
+        del self._entries[kind]
+        FIELDS_BY_TYPE.pop(kind, None)
+        self._adapter = None
+
     def add_model(self, model: type[BaseModel]) -> None:
         """A model that is not a `type` but holds specs (a cascade's tier): rebuilt with
         the unions."""
@@ -194,9 +200,27 @@ class Registry(Mapping[str, Entry]):
         if self._adapter is None:
             namespace = {**self.unions(), **{m.__name__: m for m in self._extra_models}}
             for model in (*self._extra_models, *(e.spec for e in self._entries.values())):
+                _forget_unions(model)
                 model.model_rebuild(force=True, _types_namespace=namespace)
             self._adapter = TypeAdapter(namespace["JudgeSpec"])
         return self._adapter
+
+
+def _forget_unions(model: type[BaseModel]) -> None:
+    """Mark the fields that hold specs as unresolved, so that a rebuild reads the unions as
+    they are now: a type registered after a holder (a jury, a cascade's tier) was first
+    built must be accepted inside it too. pydantic re-evaluates only fields it has not
+    completed, from the annotation they were declared with."""
+    declared = {
+        name: annotation
+        for klass in reversed(model.__mro__)
+        for name, annotation in vars(klass).get("__annotations__", {}).items()
+    }
+    for name, field in model.__pydantic_fields__.items():
+        raw = declared.get(name)
+        if raw is not None and ("JudgeSpec" in str(raw) or "StrategySpec" in str(raw)):
+            field._original_annotation = raw  # noqa: SLF001 - see the docstring
+            field._complete = False  # noqa: SLF001
 
 
 def _field(
