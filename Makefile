@@ -28,6 +28,7 @@ lint: uv
 	$(UV) run --frozen ruff check src tests bench
 	$(UV) run --frozen ruff format --check src tests bench
 	$(UV) run --frozen mypy
+	$(UV) run --frozen lint-imports
 
 # The store's tests start their own throwaway PostgreSQL server; they need its binaries.
 postgres:
