@@ -140,15 +140,8 @@ def _failure(role: Role, got: Judgment) -> tuple[Exception, ModelError | None]:
     if failure.cause is Cause.UNPARSEABLE and "answer" in got.metadata:
         detail = f"the answer holds no JSON object: {failure.error}"
         return RoleFailure(role, FailureCause.UNPARSEABLE, detail, usage=got.usage), None
-    model = got.metadata.get("model")
-    # The model layer's error, rebuilt from what the judgment kept (its kind and message),
-    # so that the failure still says which error it stands for.
-    error = ModelError(
-        ErrorKind(failure.cause.value),
-        failure.error,
-        model=model if isinstance(model, str) else None,
-    )
-    return RoleFailure(role, _cause(failure.cause), got.reasoning, usage=got.usage), error
+    failed = RoleFailure(role, _cause(failure.cause), got.reasoning, usage=got.usage)
+    return failed, failure.model_error()
 
 
 def _excerpts(texts: Sequence[str]) -> list[str]:

@@ -24,23 +24,23 @@ from pydantic import (
     field_validator,
 )
 
-from jurist.core import JuristError
+from jurist.core import Cause, Judgment, JuristError
 from jurist.judges import (
+    CallPolicy,
     CriterionJudge,
+    Failure,
     ModelRef,
     Unreadable,
-    closed_object_schema,
+    ask,
     json_object,
-    request_for,
 )
-from jurist.llm import Model
-from jurist.prompts import PromptTemplate
+from jurist.llm import Model, Response
+from jurist.prompts import Prompt, PromptError, PromptTemplate, answer_schema
 
 STRICT_TEMPLATE = "autonomy_variant_strict"
 REWORDINGS_TEMPLATE = "autonomy_variants"
 # A rewording is one sentence: ~80 tokens each, and a little for the JSON around them.
 REWORDING_TOKENS = 80
-REWORDING_CHARS = 400
 # The shown problems of a bad variants file; every one is in VariantError.problems.
 _SHOWN_PROBLEMS = 3
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -221,13 +221,10 @@ def technique_variant(criterion: str, technique: Technique | str) -> JudgeVarian
 
 
 def rewordings_schema(count: int) -> dict[str, JsonValue]:
-    rewordings: JsonValue = {
-        "type": "array",
-        "items": {"type": "string", "maxLength": REWORDING_CHARS},
-        "minItems": 1,
-        "maxItems": count,
-    }
-    return closed_object_schema({"rewordings": rewordings})
+    """The rewordings asked for (autonomy_variants.schema.json): at most `count`."""
+    schema: dict[str, Any] = answer_schema(REWORDINGS_TEMPLATE)
+    schema["properties"]["rewordings"]["maxItems"] = count
+    return schema
 
 
 def read_rewordings(answer: Mapping[str, Any], criterion: str, count: int) -> list[str]:
@@ -248,33 +245,38 @@ def read_rewordings(answer: Mapping[str, Any], criterion: str, count: int) -> li
 
 
 async def generate_variants(
-    criterion: str, n: int, model: Model | str | None = None
+    criterion: str, n: int, model: Model | str | None = None, *, policy: CallPolicy | None = None
 ) -> list[JudgeVariant]:
     """Up to `n` rewordings of `criterion` written by `model`, as variants `reworded-1`,
     `reworded-2`, ... (fewer when the model repeats itself or the criterion).
 
     A model failure raises its ModelError; an answer that holds no list of rewordings
-    raises VariantError.
+    raises VariantError. `policy` is how the model is called (the settings' when None).
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n: {n!r} is not a whole number >= 1")
     base = JudgeVariant(id="base", technique=Technique.PLAIN, criterion=criterion).criterion
     chosen = ModelRef(model).get()
-    prompt = PromptTemplate.named(REWORDINGS_TEMPLATE).render(criterion=base, count=n)
-    system = PromptTemplate.named("system").render()
-    request = request_for(
-        prompt,
+    prompt = Prompt(PromptTemplate.named(REWORDINGS_TEMPLATE), rewordings_schema(n))
+
+    def read(response: Response) -> list[str]:
+        return read_rewordings(json_object(response), base, n)
+
+    got = await ask(
         chosen,
-        system=system,
-        json_schema=rewordings_schema(n),
-        wants_logprobs=False,
-        max_tokens=REWORDING_TOKENS * n + 40,
+        prompt.reading(read),
+        policy=(policy or CallPolicy.from_settings()).but(max_tokens=REWORDING_TOKENS * n + 40),
+        judge="variants",
+        variables={"criterion": base, "count": n},
     )
-    response = await chosen.complete(request)
-    try:
-        rewordings = read_rewordings(json_object(response), base, n)
-    except Unreadable as exc:
-        raise VariantError([f"rewordings from {chosen.name}: {exc}"]) from exc
+    if isinstance(got, Judgment):
+        failure = Failure.of(got)
+        if failure.cause is Cause.PROMPT:
+            raise PromptError(failure.error)
+        if failure.cause is Cause.UNPARSEABLE and "answer" in got.metadata:
+            raise VariantError([f"rewordings from {chosen.name}: {failure.error}"])
+        raise failure.model_error() or VariantError([got.reasoning])
+    rewordings = got.value
     return [
         JudgeVariant(
             id=f"reworded-{number}",
@@ -287,7 +289,11 @@ async def generate_variants(
 
 
 async def seed_variants(
-    criterion: str, n: int = 5, model: Model | str | None = None
+    criterion: str,
+    n: int = 5,
+    model: Model | str | None = None,
+    *,
+    policy: CallPolicy | None = None,
 ) -> list[JudgeVariant]:
     """`n` variants of `criterion`: the deterministic techniques first (plain,
     reason_first, explicit, checklist, strict), then model rewordings for the rest.
@@ -305,7 +311,7 @@ async def seed_variants(
                 f"n: {n} variants need a model to reword the criterion; without one there "
                 f"are {len(DETERMINISTIC)} techniques"
             )
-        variants += await generate_variants(criterion, wanted, model)
+        variants += await generate_variants(criterion, wanted, model, policy=policy)
     return variants
 
 

@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from jurist.core import Cause, Context, Judgment, Usage
 from jurist.judges._reading import Unreadable
-from jurist.llm import Model, ModelError, Request, Response, get_model
+from jurist.llm import ErrorKind, Model, ModelError, Request, Response, get_model
 from jurist.prompts import PromptContract, PromptError, PromptTemplate, RenderedPrompt
 from jurist.settings import Settings, get_settings
 
@@ -171,6 +171,19 @@ class Failure:
             info["message"] if info is not None else judgment.reasoning,
             {key: judgment.metadata[key] for key in CALL_KEYS if key in judgment.metadata},
         )
+
+    def model_error(self) -> ModelError | None:
+        """The model layer's error this failure stands for, rebuilt from what the judgment
+        kept (its kind, the model and the error's message), for a caller whose contract is
+        to raise it; None when the failure is not the model's."""
+        try:
+            kind = ErrorKind(self.cause.value)
+        except ValueError:
+            return None
+        model = self.call.get("model")
+        # A ModelError's message is "KIND[ from MODEL]: CAUSE"; the model's name holds no ": ".
+        cause = self.error.split(": ", 1)[1] if ": " in self.error else self.error
+        return ModelError(kind, cause, model=model if isinstance(model, str) else None)
 
 
 def model_error_judgment(
