@@ -9,9 +9,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from jurist.core import Usage
+from jurist.core import Cause, Judgment, Usage
 from jurist.data import DatasetError, read_rows
-from jurist.llm import ErrorKind, Model, ModelError, Request
+from jurist.judges import CallPolicy, Failure, ask
+from jurist.llm import Model
+from jurist.prompts import Prompt, PromptTemplate
 
 
 class Case(BaseModel):
@@ -93,20 +95,34 @@ async def run_prompt(
     *,
     max_tokens: int = 300,
     concurrency: int = 4,
+    policy: CallPolicy | None = None,
 ) -> list[TargetOutput]:
     """The model under test answers every case with `prompt` as its system prompt. A failed
-    call is kept as an output with its error (and scores nothing), never dropped."""
+    call is kept as an output with its error (and scores nothing), never dropped.
+
+    `policy` defaults to the reproducible call (temperature 0, a seed), not the judges'
+    settings: the model under test answers as the prompt makes it, the same on every run."""
     gate = asyncio.Semaphore(concurrency)
+    asked = Prompt(PromptTemplate.named("autonomy_case")).reading(lambda response: response.text)
+    system = PromptTemplate.named("autonomy_case_system")
+    called = (policy or CallPolicy(logprobs=False)).but(max_tokens=max_tokens)
 
     async def one(case: Case) -> TargetOutput:
-        request = Request.of(case.input, system=prompt, max_tokens=max_tokens, seed=0)
         async with gate:
-            try:
-                response = await model.complete(request)
-            except ModelError as exc:
-                if exc.kind is ErrorKind.BUDGET:  # the cycle halts on it; an answer cannot
-                    raise
-                return TargetOutput(case.id, "", Usage(), f"{exc.kind}: {exc}")
-        return TargetOutput(case.id, response.text, response.usage)
+            got = await ask(
+                model,
+                asked,
+                policy=called,
+                judge="target",
+                variables={"input": case.input, "prompt": prompt},
+                system=system,
+            )
+        if isinstance(got, Judgment):
+            failure = Failure.of(got)
+            error = failure.model_error()
+            if failure.cause is Cause.BUDGET and error is not None:
+                raise error  # the cycle halts on it; an answer cannot
+            return TargetOutput(case.id, "", Usage(), f"{failure.cause.value}: {failure.error}")
+        return TargetOutput(case.id, got.value, got.usage)
 
     return list(await asyncio.gather(*(one(case) for case in cases)))
