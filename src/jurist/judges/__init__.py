@@ -30,7 +30,7 @@ from jurist.judges._grounding import (
     HallucinationJudge,
 )
 from jurist.judges._hybrid import HybridJudge
-from jurist.judges._model import ModelJudge, request_for
+from jurist.judges._model import ModelJudge
 from jurist.judges._pairwise import PairwiseJudge, pairwise_context
 from jurist.judges._reading import (
     JsonFieldClassifier,
@@ -136,7 +136,6 @@ __all__ = [
     "rag",
     "refine_until_pass",
     "relevance_f1",
-    "request_for",
     "shorten",
     "split_sentences",
 ]

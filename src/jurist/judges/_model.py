@@ -4,31 +4,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import JsonValue
-
 from jurist.core import BaseJudge, Context, JudgeKind, Judgment, Name
 from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask
 from jurist.judges._reading import Classifier, Reading
-from jurist.llm import Model, Request
-from jurist.prompts import Prompt, PromptContract, PromptTemplate, RenderedPrompt
-
-
-def request_for(
-    prompt: RenderedPrompt,
-    model: Model,
-    *,
-    system: RenderedPrompt | None,
-    json_schema: dict[str, JsonValue] | None,
-    wants_logprobs: bool,
-    max_tokens: int,
-    temperature: float | None = None,
-    seed: int = 0,
-) -> Request:
-    """The request a model judge sends, with the settings' call policy."""
-    policy = CallPolicy.from_settings(max_tokens=max_tokens, temperature=temperature, seed=seed)
-    return policy.request(
-        prompt, model, system=system, json_schema=json_schema, logprobs=wants_logprobs
-    )
+from jurist.llm import Model
+from jurist.prompts import Prompt, PromptContract, PromptTemplate
 
 
 class ModelJudge(BaseJudge):
