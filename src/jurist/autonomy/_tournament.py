@@ -37,9 +37,9 @@ from jurist.calibration import binary_metrics, cohen_kappa
 from jurist.core import Context, Judge, Judgment, Status, Usage, run_judge
 from jurist.data import BinaryItem, DatasetKind, LabelledDataset, load_labelled
 from jurist.judges import ModelRef
-from jurist.specs import parse_judge_spec
 from jurist.llm import Model, with_options
 from jurist.prompts import PromptError
+from jurist.specs import parse_judge_spec
 
 GroundTruthMetric = Literal["balanced_accuracy", "accuracy"]
 Component = Literal["ground_truth", "consistency", "peer_agreement"]

@@ -11,7 +11,6 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from jurist import __version__
 from jurist.core import Context, Judge, Judgment
 from jurist.judges import UnknownSource
-from jurist.specs import JudgeSpecError, judge_from_spec
 from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal
@@ -41,6 +40,7 @@ from jurist.server._schemas import (
 )
 from jurist.server._sealing import Sealer
 from jurist.server._service import Service
+from jurist.specs import JudgeSpecError, judge_from_spec
 from jurist.store import JudgmentRecord, StoredJudgment, StoreError
 from jurist.validation import (
     RequestError,

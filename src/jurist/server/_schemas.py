@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from jurist.specs import MAX_CRITERIA
 from jurist.server._records import RawCopy
+from jurist.specs import MAX_CRITERIA
 
 
 class JudgeContext(BaseModel):
