@@ -2,7 +2,7 @@
 
 import pytest
 
-from jurist.server._ratelimit import Decision, RateLimiter
+from jurist.server._ratelimit import RateDecision, RateLimiter
 
 
 @pytest.mark.parametrize("text", [None, "", "  ", "0", "none", "None", "off"])
@@ -27,7 +27,9 @@ async def test_keys_are_counted_apart():
     assert limiter is not None
     for _ in range(4):
         await limiter.hit("ci")
-    assert await limiter.hit("ops") == Decision(allowed=True, retry_after_s=0, limit=3, remaining=2)
+    assert await limiter.hit("ops") == RateDecision(
+        allowed=True, retry_after_s=0, limit=3, remaining=2
+    )
     assert not (await limiter.hit("ci")).allowed
 
 

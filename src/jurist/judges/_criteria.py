@@ -112,7 +112,7 @@ def criteria_schema(
 
 
 @dataclass(frozen=True)
-class Verdict:
+class CriterionVerdict:
     """One criterion's answer: what the model said, why, and P(yes) when known."""
 
     said_yes: bool
@@ -123,7 +123,7 @@ class Verdict:
 
 def read_verdict(
     item: Mapping[str, Any], probabilities: Mapping[str, float] | None, where: str = ""
-) -> Verdict:
+) -> CriterionVerdict:
     """A verdict from one answer object and, when read, the yes/no probabilities at its
     "answer" token. Without probabilities, P(yes) comes from the stated confidence in the
     stated answer (None when none was stated)."""
@@ -135,16 +135,16 @@ def read_verdict(
     reason = item.get("reason")
     reason_text = reason.strip() if isinstance(reason, str) else ""
     if probabilities is not None:
-        return Verdict(said_yes, reason_text, float(probabilities["yes"]), "logprobs")
+        return CriterionVerdict(said_yes, reason_text, float(probabilities["yes"]), "logprobs")
     try:
         stated = stated_confidence(item, "confidence")
     except Unreadable as exc:
         raise Unreadable(f"{where}{exc}") from exc
     p_yes = None if stated is None else (stated if said_yes else 1.0 - stated)
-    return Verdict(said_yes, reason_text, p_yes, "stated")
+    return CriterionVerdict(said_yes, reason_text, p_yes, "stated")
 
 
-def _decision(verdict: Verdict, threshold: float) -> tuple[bool, Score, float | None]:
+def _decision(verdict: CriterionVerdict, threshold: float) -> tuple[bool, Score, float | None]:
     """PASS or not, the score, and the confidence in the side decided."""
     if verdict.p_yes is None:
         return verdict.said_yes, BooleanScore(verdict.said_yes), None
@@ -158,7 +158,7 @@ def _decision(verdict: Verdict, threshold: float) -> tuple[bool, Score, float | 
 
 
 def verdict_judgment(
-    verdict: Verdict,
+    verdict: CriterionVerdict,
     criterion: str,
     threshold: float,
     *,
@@ -187,7 +187,7 @@ def _with(judgment: Judgment, **extra: Any) -> Judgment:
     return judgment.evolve(metadata={**judgment.metadata, **extra})
 
 
-def _read_verdict(response: Response) -> Verdict:
+def _read_verdict(response: Response) -> CriterionVerdict:
     found = field_probabilities(response.logprobs, "answer", YES_NO)
     return read_verdict(json_object(response), found[0] if found else None)
 
@@ -459,7 +459,7 @@ class CriteriaJudge(BaseJudge):
         )
 
 
-def read_verdicts(response: Response, count: int) -> list[Verdict]:
+def read_verdicts(response: Response, count: int) -> list[CriterionVerdict]:
     """The verdicts of a together-mode answer, in the order of the criteria.
 
     Exactly one verdict per criterion number 1..count; a missing, repeated or unknown

@@ -104,7 +104,7 @@ class SentenceCheck:
 
 
 @dataclass(frozen=True)
-class DimensionResult:
+class SentenceDimension:
     """A dimension's checks aggregated: score = 1 + 4 x p_mean on the 1-5 scale."""
 
     name: str
@@ -142,14 +142,14 @@ def _dimensions(chosen: Sequence[str]) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-def aggregate(name: str, checks: Sequence[SentenceCheck]) -> DimensionResult:
+def aggregate(name: str, checks: Sequence[SentenceCheck]) -> SentenceDimension:
     """A dimension's mean and lowest P(yes) over its checks (which must all have one)."""
     probabilities = [check.p_yes for check in checks if check.p_yes is not None]
     if not probabilities or len(probabilities) != len(checks):
         raise ValueError(f"{name}: every check needs a P(yes) to be aggregated")
     weakest = min(checks, key=lambda check: check.p_yes if check.p_yes is not None else 1.0)
     methods = {check.method for check in checks}
-    return DimensionResult(
+    return SentenceDimension(
         name,
         sum(probabilities) / len(probabilities),
         min(probabilities),

@@ -33,7 +33,7 @@ class Storage(StrEnum):
 
 
 @dataclass(frozen=True)
-class Decision:
+class RateDecision:
     """Whether one request may go ahead. `retry_after_s` (for a Retry-After header) is at
     least 1 when it may not, and 0 when it may; `remaining` counts what the window has left
     after this request."""
@@ -122,7 +122,7 @@ class RateLimiter:
         rate = parse_rate(text or "")
         return None if rate is None else cls(rate, counter)
 
-    async def hit(self, key: str, rate: RateLimitItem | None = None) -> Decision:
+    async def hit(self, key: str, rate: RateLimitItem | None = None) -> RateDecision:
         """Counts one request for `key` if its window has room, and says whether it had."""
         chosen = rate or self.rate
         counted = await self.counter.hit(
@@ -131,7 +131,7 @@ class RateLimiter:
             window_s=chosen.get_expiry(),
             now=self._clock(),
         )
-        return Decision(
+        return RateDecision(
             allowed=counted.allowed,
             retry_after_s=counted.retry_after_s,
             limit=chosen.amount,

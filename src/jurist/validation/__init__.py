@@ -16,7 +16,7 @@ status, timing, usage and cost) are under `result.metadata`.
 """
 
 from jurist.validation._inputs import TASK_KEYS, context_for, passages_of, task_of
-from jurist.validation._layers import LayerOutcome, Reading
+from jurist.validation._layers import LayerOutcome, LayerReading
 from jurist.validation._models import (
     LAYER_ORDER,
     IssueType,
@@ -43,7 +43,7 @@ __all__ = [
     "TASK_KEYS",
     "IssueType",
     "LayerOutcome",
-    "Reading",
+    "LayerReading",
     "RequestError",
     "Severity",
     "Validation",

@@ -22,7 +22,7 @@ from jurist.validation._models import IssueType, Severity, ValidationIssue, Vali
 
 
 @dataclass(frozen=True)
-class Reading:
+class LayerReading:
     """What a layer makes of its judge's judgment."""
 
     issues: list[ValidationIssue]
@@ -35,7 +35,7 @@ class Reading:
 @dataclass(frozen=True)
 class LayerOutcome:
     layer: ValidationType
-    reading: Reading
+    reading: LayerReading
     judgment: Judgment | None
     duration_ms: float
     cause: str | None = None  # why the layer broke, when it did
@@ -45,7 +45,7 @@ class LayerOutcome:
         return self.cause is not None
 
 
-Reader = Callable[[Judgment], Reading]
+Reader = Callable[[Judgment], LayerReading]
 
 
 async def run_layer(
@@ -82,7 +82,7 @@ def layer_error(layer: ValidationType, message: str, cause: str) -> ValidationIs
 def _broken(
     layer: ValidationType, message: str, cause: str, judgment: Judgment | None, started: float
 ) -> LayerOutcome:
-    reading = Reading([layer_error(layer, message, cause)], confidence=0.0)
+    reading = LayerReading([layer_error(layer, message, cause)], confidence=0.0)
     return LayerOutcome(layer, reading, judgment, _since(started), cause)
 
 
@@ -95,9 +95,9 @@ def _since(started: float) -> float:
 _REQUIRED = re.compile(r"^(['\"])(?P<name>.+)\1 is a required property$")
 
 
-def read_schema(judgment: Judgment) -> Reading:
+def read_schema(judgment: Judgment) -> LayerReading:
     if judgment.passed:
-        return Reading([], confidence=1.0)
+        return LayerReading([], confidence=1.0)
     issues = [
         ValidationIssue(
             severity=Severity.ERROR,
@@ -109,7 +109,7 @@ def read_schema(judgment: Judgment) -> Reading:
         for check in judgment.checks
         if not check.passed
     ]
-    return Reading(issues, confidence=0.0)
+    return LayerReading(issues, confidence=0.0)
 
 
 def _schema_suggestion(location: str, message: str) -> str:
@@ -122,15 +122,15 @@ def _schema_suggestion(location: str, message: str) -> str:
 # -- facts and hallucination -------------------------------------------------------------
 
 
-def read_facts(judgment: Judgment) -> Reading:
+def read_facts(judgment: Judgment) -> LayerReading:
     return _claims_reading(ValidationType.FACTS, judgment)
 
 
-def read_hallucination(judgment: Judgment) -> Reading:
+def read_hallucination(judgment: Judgment) -> LayerReading:
     return _claims_reading(ValidationType.HALLUCINATION, judgment)
 
 
-def _claims_reading(layer: ValidationType, judgment: Judgment) -> Reading:
+def _claims_reading(layer: ValidationType, judgment: Judgment) -> LayerReading:
     metadata = judgment.metadata
     issues = [_issue(found) for found in metadata.get("issues", ())]
     errored = int(metadata.get("errored_claims", 0))
@@ -140,7 +140,7 @@ def _claims_reading(layer: ValidationType, judgment: Judgment) -> Reading:
             layer_error(layer, f"{errored} of {total} claims could not be checked", "claims")
         )
     confidence = judgment.confidence if judgment.confidence is not None else 0.0
-    return Reading(issues, confidence=confidence)
+    return LayerReading(issues, confidence=confidence)
 
 
 def _issue(found: Mapping[str, Any]) -> ValidationIssue:
@@ -156,7 +156,7 @@ def _issue(found: Mapping[str, Any]) -> ValidationIssue:
 # -- criteria ----------------------------------------------------------------------------
 
 
-def read_criteria(judgment: Judgment) -> Reading:
+def read_criteria(judgment: Judgment) -> LayerReading:
     metadata = judgment.metadata
     passed = list(metadata.get("passed_criteria", ()))
     failed = list(metadata.get("failed_criteria", ()))
@@ -172,7 +172,7 @@ def read_criteria(judgment: Judgment) -> Reading:
         for c in errored
     ]
     total = len(passed) + len(failed) + len(errored)
-    return Reading(
+    return LayerReading(
         issues,
         confidence=len(passed) / total if total else 1.0,
         passed_criteria=passed,
@@ -208,7 +208,7 @@ def quality_reader(rubric: Rubric, min_score: float) -> Reader:
     suggestion is the rubric's description of a top score."""
     best = {c.name: c.anchors[5] for c in rubric.criteria}
 
-    def read(judgment: Judgment) -> Reading:
+    def read(judgment: Judgment) -> LayerReading:
         result = RubricResult.from_judgment(judgment)
         issues = []
         for criterion in result.criteria_results:
@@ -224,7 +224,7 @@ def quality_reader(rubric: Rubric, min_score: float) -> Reader:
                         suggestion=f"Aim for: {best[criterion.criterion_name]}",
                     )
                 )
-        return Reading(
+        return LayerReading(
             issues, confidence=result.normalized_score, quality_score=result.normalized_score
         )
 

@@ -38,8 +38,8 @@ from jurist.settings import Settings, get_settings
 from jurist.validation._inputs import context_for
 from jurist.validation._layers import (
     LayerOutcome,
+    LayerReading,
     Reader,
-    Reading,
     layer_error,
     merged_issues,
     quality_reader,
@@ -281,7 +281,7 @@ class Validator:
 
 def _unavailable(layer: ValidationType, message: str, cause: str) -> LayerOutcome:
     return LayerOutcome(
-        layer, Reading([layer_error(layer, message, cause)], confidence=0.0), None, 0.0, cause
+        layer, LayerReading([layer_error(layer, message, cause)], confidence=0.0), None, 0.0, cause
     )
 
 
