@@ -13,7 +13,7 @@ from jurist.core import Cause, Judgment, Usage
 from jurist.data import DatasetError, read_rows
 from jurist.judges import CallPolicy, Failure, ask
 from jurist.llm import Model
-from jurist.prompts import Prompt, PromptTemplate
+from jurist.prompts import Prompt, PromptTemplate, RenderedPrompt
 
 
 class Case(BaseModel):
@@ -104,7 +104,9 @@ async def run_prompt(
     settings: the model under test answers as the prompt makes it, the same on every run."""
     gate = asyncio.Semaphore(concurrency)
     asked = Prompt(PromptTemplate.named("autonomy_case")).reading(lambda response: response.text)
-    system = PromptTemplate.named("autonomy_case_system")
+    # The prompt under improvement reaches the model exactly as written: it is what the
+    # cycle measures, so no template may trim or reshape it.
+    system = RenderedPrompt(prompt, "autonomy_case_system")
     called = (policy or CallPolicy(logprobs=False)).but(max_tokens=max_tokens)
 
     async def one(case: Case) -> TargetOutput:
@@ -114,7 +116,7 @@ async def run_prompt(
                 asked,
                 policy=called,
                 judge="target",
-                variables={"input": case.input, "prompt": prompt},
+                variables={"input": case.input},
                 system=system,
             )
         if isinstance(got, Judgment):

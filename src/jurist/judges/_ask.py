@@ -247,13 +247,14 @@ async def ask(
     policy: CallPolicy,
     judge: str,
     variables: Mapping[str, Any] | None = None,
-    system: PromptTemplate | _System | None = SYSTEM,
+    system: PromptTemplate | RenderedPrompt | _System | None = SYSTEM,
 ) -> Answer[T] | Judgment:
     """Ask `model` the contract's prompt and read its answer into a value.
 
     `ctx_or_vars` is the context the template renders against (with `variables` on top) or
     the variables alone. The system prompt is the shared one unless `system` gives another
-    (rendered with the same context and variables) or None. Returns the `Answer`, or the
+    (a template, rendered with the same context and variables; or a text already rendered,
+    sent exactly as it is, such as a prompt under improvement) or None. Returns the `Answer`, or the
     ERROR judgment that says why there is none: cause PROMPT for a template that does not
     render, the model error's kind for a failed call, UNPARSEABLE for an unreadable answer.
     """
@@ -263,7 +264,9 @@ async def ask(
     template = PromptTemplate.named("system") if isinstance(system, _System) else system
     try:
         prompt = contract.prompt.render(ctx, **values)
-        system_prompt = template.render(ctx, **values) if template is not None else None
+        system_prompt = (
+            template.render(ctx, **values) if isinstance(template, PromptTemplate) else template
+        )
     except PromptError as exc:
         return prompt_error_judgment(exc, judge=judge)
     call: dict[str, Any] = {}
