@@ -39,7 +39,17 @@ def _exception_classes() -> list[type[BaseException]]:
 
 def test_the_walk_finds_the_errors_of_every_floor() -> None:
     modules = {cls.__module__.split(".")[1] for cls in _exception_classes()}
-    assert {"core", "llm", "prompts", "rubrics", "store", "specs", "data", "server", "cli"} <= modules
+    assert {
+        "core",
+        "llm",
+        "prompts",
+        "rubrics",
+        "store",
+        "specs",
+        "data",
+        "server",
+        "cli",
+    } <= modules
 
 
 @pytest.mark.parametrize(
