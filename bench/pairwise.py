@@ -1,4 +1,4 @@
-"""Pairwise position bias on human-rated summaries, before and after calibration (issue #9).
+"""Pairwise position bias on human-rated summaries, before and after calibration.
 
 Pairs come from ../shared/data/calibration/summeval-100.jsonl (four summaries per
 document): within each of the first `--docs` documents, every two summaries whose human

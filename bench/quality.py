@@ -1,9 +1,9 @@
-"""Judgment quality by method, on human-rated summaries (issue #9's harness).
+"""Judgment quality by method, on human-rated summaries (the methods' harness).
 
 Each method (`jurist calibrate --method`) scores ../shared/data/calibration/summeval-100.jsonl
 with the chosen model; every run is stored, so a rerun resumes and only judges what is
 missing. Printed, one row per method and dimension: Spearman and Kendall, over all items and
-averaged per document, with bootstrap 95% intervals (and pooled Pearson, which QV-03
+averaged per document, with bootstrap 95% intervals (and pooled Pearson, which the Pearson target
 reads); for telling the outputs humans rated at the top of the scale from the rest, the AUC
 of the score and the balanced accuracy of "the score rounds to the top"; seconds and model
 calls per item.

@@ -12,6 +12,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -20,6 +21,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +130,97 @@ def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
             contextlib.suppress(psycopg.Error),
         ):
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass
+class OwnServer:
+    """A PostgreSQL server one test module has to itself, so that stopping or freezing it
+    (SIGSTOP, what a network partition looks like) disturbs no other test."""
+
+    directory: Path
+    port: int
+    pg_ctl: list[str]
+    options: str
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{_USER}@127.0.0.1:{self.port}/{database}"
+
+    def stop(self) -> None:
+        _run(_as_server_user([*self.pg_ctl, "-m", "fast", "-w", "stop"]))
+
+    def start(self) -> None:
+        log = str(self.directory / "log")
+        _run(_as_server_user([*self.pg_ctl, "-l", log, "-w", "-o", self.options, "start"]))
+
+    def processes(self) -> list[int]:
+        """The postmaster and its children (the backends)."""
+        master = int((self.directory / "data" / "postmaster.pid").read_text().split()[0])
+        children = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                    if int(fields[1]) == master:
+                        children.append(int(entry.name))
+        return [master, *children]
+
+    @contextlib.contextmanager
+    def frozen(self) -> Iterator[None]:
+        processes = self.processes()
+        try:
+            for pid in processes:
+                os.kill(pid, signal.SIGSTOP)
+            yield
+        finally:
+            for pid in processes:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+
+    @contextlib.contextmanager
+    def database(self, prefix: str) -> Iterator[str]:
+        """The URL of a new, empty database, dropped afterwards (the server started again
+        first if a test left it stopped)."""
+        name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+        with psycopg_connect(self.url()) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield self.url(name)
+        finally:
+            if not (self.directory / "data" / "postmaster.pid").exists():
+                self.start()
+            with psycopg_connect(self.url()) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def own_server(prefix: str) -> Iterator[OwnServer]:
+    """A new PostgreSQL server on a free loopback port, removed afterwards."""
+    binaries = _binaries()
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
+    if os.geteuid() == 0:
+        os.chown(directory, pwd.getpwnam(_USER).pw_uid, -1)
+    data = directory / "data"
+    port = _free_port()
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {directory} -c fsync=off"
+    server = OwnServer(directory, port, [str(binaries / "pg_ctl"), "-D", str(data)], options)
+    try:
+        _run(
+            _as_server_user(
+                [
+                    *(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", _USER),
+                    *("--no-sync", "-E", "UTF8", "--locale", "C"),
+                ]
+            )
+        )
+        server.start()
+        yield server
+    finally:
+        if (data / "postmaster.pid").exists():
+            _run(_as_server_user([*server.pg_ctl, "-m", "immediate", "-w", "stop"]))
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def psycopg_connect(url: str) -> Any:
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)

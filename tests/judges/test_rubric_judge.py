@@ -94,7 +94,7 @@ async def test_probability_weighted_scores_and_weighted_overall():
     assert accuracy.confidence == pytest.approx(1 - 0.5 / 2)
     assert style.expected_score == pytest.approx(2.0)
     assert style.confidence == pytest.approx(1.0)
-    # QV-08: the weighted mean of the expected scores
+    # The overall score: the weighted mean of the expected scores
     assert result.overall_score == pytest.approx((3 * 4.5 + 1 * 2.0) / 4)
     assert result.normalized_score == pytest.approx((result.overall_score - 1) / 4)
     assert judgment.score == NumericScore(result.overall_score, 1, 5)

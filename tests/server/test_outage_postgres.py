@@ -4,25 +4,16 @@ frozen (SIGSTOP, what a network partition looks like), the database costs each r
 audited (kept on disk, written once when the database returns); and afterwards the service
 answers as before."""
 
-import contextlib
-import os
-import pwd
-import shutil
-import signal
-import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
 from running import Running, count_rows
 
-from postgres import _as_server_user, _binaries, _free_port, _run
+from postgres import OwnServer, own_server
 
 CONNECT_S = 1.0
 STATEMENT_S = 1.0
@@ -41,88 +32,17 @@ REQUEST = {
 }
 
 
-@dataclass
-class Server:
-    """A PostgreSQL server only this module uses: stopping or freezing it disturbs no other
-    test."""
-
-    directory: Path
-    port: int
-    pg_ctl: list[str]
-    options: str
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
-
-    def stop(self) -> None:
-        _run(_as_server_user([*self.pg_ctl, "-m", "fast", "-w", "stop"]))
-
-    def start(self) -> None:
-        log = str(self.directory / "log")
-        _run(_as_server_user([*self.pg_ctl, "-l", log, "-w", "-o", self.options, "start"]))
-
-    def processes(self) -> list[int]:
-        master = int((self.directory / "data" / "postmaster.pid").read_text().split()[0])
-        children = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
-                    if int(fields[1]) == master:
-                        children.append(int(entry.name))
-        return [master, *children]
-
-    @contextlib.contextmanager
-    def frozen(self) -> Iterator[None]:
-        processes = self.processes()
-        try:
-            for pid in processes:
-                os.kill(pid, signal.SIGSTOP)
-            yield
-        finally:
-            for pid in processes:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-
-
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    binaries = _binaries()
-    directory = Path(tempfile.mkdtemp(prefix="jurist-pg-outage-"))
-    if os.geteuid() == 0:
-        os.chown(directory, pwd.getpwnam("postgres").pw_uid, -1)
-    data = directory / "data"
-    port = _free_port()
-    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {directory} -c fsync=off"
-    running = Server(directory, port, [str(binaries / "pg_ctl"), "-D", str(data)], options)
-    try:
-        _run(
-            _as_server_user(
-                [
-                    *(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"),
-                    *("--no-sync", "-E", "UTF8", "--locale", "C"),
-                ]
-            )
-        )
-        running.start()
+def server() -> Iterator[OwnServer]:
+    with own_server("jurist-pg-outage-") as running:
         yield running
-    finally:
-        if (data / "postmaster.pid").exists():
-            _run(_as_server_user([*running.pg_ctl, "-m", "immediate", "-w", "stop"]))
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture
 def database(server) -> Iterator[str]:
     """The `serve` fixture's database: a new one on this module's server."""
-    name = f"jurist_outage_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server.url(), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield server.url(name)
-    if not (server.directory / "data" / "postmaster.pid").exists():
-        server.start()  # a test that failed while it was stopped
-    with psycopg.connect(server.url(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with server.database("jurist_outage") as url:
+        yield url
 
 
 def post(running: Running) -> tuple[float, httpx.Response]:

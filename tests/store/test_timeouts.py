@@ -4,16 +4,8 @@ pool is whole again once the server answers. The tests freeze a server of their 
 
 import asyncio
 import contextlib
-import os
-import pwd
-import shutil
-import signal
-import tempfile
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -21,7 +13,7 @@ import sqlalchemy as sa
 
 from jurist.settings import Settings
 from jurist.store import AuditRecord, RecordStore, StoreError, create_engine
-from postgres import _as_server_user, _binaries, _free_port, _run
+from postgres import OwnServer, own_server
 
 CONNECT_S = 1.0
 STATEMENT_S = 1.0
@@ -29,75 +21,16 @@ POOL_S = 1.0
 SILENCE_S = STATEMENT_S + 0.25  # the client's grace over the server's statement_timeout
 
 
-@dataclass
-class Server:
-    """A PostgreSQL server this module alone uses, so freezing it disturbs no other test."""
-
-    directory: Path
-    port: int
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
-
-    def processes(self) -> list[int]:
-        master = int((self.directory / "data" / "postmaster.pid").read_text().split()[0])
-        children = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
-                    if int(fields[1]) == master:
-                        children.append(int(entry.name))
-        return [master, *children]
-
-    @contextlib.contextmanager
-    def frozen(self) -> Iterator[None]:
-        processes = self.processes()
-        try:
-            for pid in processes:
-                os.kill(pid, signal.SIGSTOP)
-            yield
-        finally:
-            for pid in processes:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-
-
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    binaries = _binaries()
-    directory = Path(tempfile.mkdtemp(prefix="jurist-pg-timeouts-"))
-    if os.geteuid() == 0:
-        os.chown(directory, pwd.getpwnam("postgres").pw_uid, -1)
-    data = directory / "data"
-    pg_ctl = [str(binaries / "pg_ctl"), "-D", str(data)]
-    port = _free_port()
-    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {directory} -c fsync=off"
-    try:
-        _run(
-            _as_server_user(
-                [
-                    *(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"),
-                    *("--no-sync", "-E", "UTF8", "--locale", "C"),
-                ]
-            )
-        )
-        _run(_as_server_user([*pg_ctl, "-l", str(directory / "log"), "-w", "-o", options, "start"]))
-        yield Server(directory, port)
-    finally:
-        if (data / "postmaster.pid").exists():
-            _run(_as_server_user([*pg_ctl, "-m", "immediate", "-w", "stop"]))
-        shutil.rmtree(directory, ignore_errors=True)
+def server() -> Iterator[OwnServer]:
+    with own_server("jurist-pg-timeouts-") as running:
+        yield running
 
 
 @pytest.fixture
 def url(server) -> Iterator[str]:
-    name = f"jurist_timeouts_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server.url(), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield server.url(name)
-    with psycopg.connect(server.url(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with server.database("jurist_timeouts") as created:
+        yield created
 
 
 @pytest.fixture

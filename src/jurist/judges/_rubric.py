@@ -48,13 +48,13 @@ class RubricJudge(BaseJudge):
 
     Per criterion, one call: the output (with its sources, task and reference) first, then
     the criterion, its evaluation steps, its five anchors and its scored examples; the model
-    writes its reasoning and then the score (QV-01). With token probabilities the score is
-    the expected value over 1..5 (QV-02 keeps the rounded integer). Criteria run
-    concurrently and share the prompt prefix.
+    writes its reasoning and then the score, so the score follows from the reasoning. With
+    token probabilities the score is the expected value over 1..5 (the rounded integer is
+    kept too). Criteria run concurrently and share the prompt prefix.
 
-    The overall score is the weighted mean of the criteria's expected scores (QV-08). The
+    The overall score is the weighted mean of the criteria's expected scores. The
     judgment PASSes when the overall score reaches the pass score and no essential criterion
-    fell below its minimum; an essential failure FAILs it whatever the overall score (QV-09).
+    fell below its minimum; an essential failure FAILs it whatever the overall score.
     Any criterion whose model call fails or whose answer cannot be read makes the judgment
     ERROR, with the criteria that did score kept in metadata.
     """
@@ -99,7 +99,7 @@ class RubricJudge(BaseJudge):
         )
 
     def examples_for(self, criterion: RubricCriterion) -> list[RubricExample]:
-        """The criterion's own examples, then those given to the judge (QV-07)."""
+        """The criterion's own examples, then those given to the judge."""
         return [*criterion.examples, *self.examples.get(criterion.name, ())]
 
     async def judge(self, ctx: Context) -> Judgment:
@@ -177,7 +177,7 @@ class RubricJudge(BaseJudge):
         return _Scored(result, response.usage, got.parameters)
 
     def _below_minimum(self, result: CriterionResult) -> bool:
-        """An essential criterion scored below its minimum (QV-09)."""
+        """An essential criterion scored below its minimum."""
         minimum = self.rubric.criterion(result.criterion_name).essential_minimum
         return result.is_essential and result.expected_score < minimum
 
@@ -291,7 +291,7 @@ def _reasoning(answer: Mapping[str, Any]) -> str:
     reasoning = answer.get("reasoning")
     if isinstance(reasoning, str) and reasoning.strip():
         return reasoning.strip()
-    raise Unreadable("the answer has no reasoning before its score (QV-01, QV-06)")
+    raise Unreadable("the answer has no reasoning before its score")
 
 
 def _reasoning_first(text: str) -> bool:
@@ -303,4 +303,4 @@ def _confidence_of(answer: Mapping[str, Any]) -> float:
     value = answer.get("confidence")
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
         return float(value)
-    raise Unreadable(f"the answer's confidence {value!r} is not a number in 0..1 (QV-05)")
+    raise Unreadable(f"the answer's confidence {value!r} is not a number in 0..1")

@@ -43,8 +43,9 @@ class CriterionResult(BaseModel):
 
 
 class RubricResult(BaseModel):
-    """A rubric's verdict: QV's `QualitativeValidationResult` fields, plus the rubric's id
-    and the sampling temperature used (QV-10)."""
+    """A rubric's verdict: overall score, per-criterion results, essential failures and
+    confidence, plus the rubric's id and the sampling temperature used (recorded so a
+    judgment can be reproduced)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
