@@ -41,6 +41,7 @@ from jurist.core._params import (
     threshold_of,
 )
 from jurist.core._record import JsonRoundTrip, record
+from jurist.core._report import REPORT_KEY, Report, ReportError, thawed
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
 from jurist.core._status import ExecutionStatus, JudgeKind, Status
 from jurist.core._strict_json import (
@@ -55,6 +56,7 @@ __all__ = [
     "KEY_FACTS",
     "MAX_CLAIMS",
     "MAX_INT_DIGITS",
+    "REPORT_KEY",
     "AllOf",
     "AnyOf",
     "BaseJudge",
@@ -78,6 +80,8 @@ __all__ = [
     "Not",
     "NotJsonSafeError",
     "NumericScore",
+    "Report",
+    "ReportError",
     "Score",
     "SingleFlight",
     "Status",
@@ -102,6 +106,7 @@ __all__ = [
     "require_judges",
     "run_judge",
     "run_sync",
+    "thawed",
     "threshold_of",
     "to_json_safe",
     "to_json_text",
