@@ -22,6 +22,7 @@ from jurist.autonomy import (
     resume_cycle,
     start_cycle,
 )
+from jurist.core import Cause
 from jurist.llm import Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
@@ -255,6 +256,17 @@ async def test_a_malformed_answer_is_recorded_with_its_field(store):
     assert "root_cause" in failure["detail"]
     assert outcome.status is CycleStatus.REJECTED
     assert world.calls.get("rewriter", 0) == 0
+
+
+async def test_a_failed_iteration_is_recorded_with_its_cause_and_what_failed(store):
+    world = World(rewrite="x")  # far shorter than 1/1.5 of the prompt
+    outcome = await start_cycle(spec(max_iterations=1), store, models=world.models())
+
+    events = await store.cycle_events(outcome.cycle_id)
+    failed = next(e.message for e in events if e.kind == "iteration_failed")
+    assert Cause(failed["cause"]) is Cause.CONSTRAINT
+    assert failed["iteration"] == 1
+    assert failed["detail"].startswith("the rewriter failed (constraint_violation): ")
 
 
 async def test_adversarial_findings_past_the_bound_halt_the_cycle(store):

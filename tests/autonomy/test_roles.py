@@ -39,12 +39,11 @@ from jurist.autonomy._roles import (
     Analyst,
     ConstraintViolation,
     Evaluator,
-    FailureCause,
     Meta,
     Rewriter,
     RoleFailure,
 )
-from jurist.core import Usage
+from jurist.core import Cause, Usage
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
@@ -154,9 +153,9 @@ async def test_without_logprobs_the_evaluator_uses_the_stated_answer_and_confide
 @pytest.mark.parametrize(
     ("error", "cause"),
     [
-        (ModelError(ErrorKind.BUDGET, "the cycle's budget is spent"), FailureCause.BUDGET),
-        (ModelError(ErrorKind.TIMEOUT, "no answer within 45 s"), FailureCause.MODEL_ERROR),
-        (ModelError(ErrorKind.UNPARSEABLE, "no JSON"), FailureCause.UNPARSEABLE),
+        (ModelError(ErrorKind.BUDGET, "the cycle's budget is spent"), Cause.BUDGET),
+        (ModelError(ErrorKind.TIMEOUT, "no answer within 45 s"), Cause.MODEL_ERROR),
+        (ModelError(ErrorKind.UNPARSEABLE, "no JSON"), Cause.UNPARSEABLE),
     ],
 )
 async def test_a_criterion_that_could_not_be_judged_fails_the_evaluation(error, cause):
@@ -180,7 +179,30 @@ async def test_an_unreadable_criterion_answer_is_unparseable():
     model = ScriptedModel("test:judge", [step, step], capabilities=LOGPROB_CAPABILITIES)
     with pytest.raises(RoleFailure) as caught:
         await Evaluator(model).handle(evaluate())
-    assert caught.value.cause is FailureCause.UNPARSEABLE
+    assert caught.value.cause is Cause.UNPARSEABLE
+
+
+async def test_a_criterion_broken_on_the_judges_side_keeps_its_own_cause(tmp_path):
+    # A template that does not render is not the model's failure: the role failure says so.
+    broken = tmp_path / "broken.j2"
+    broken.write_text("Criterion: {{ criterion }} {{ not_a_variable }}")
+    model = ScriptedModel("test:judge", capabilities=LOGPROB_CAPABILITIES)
+    with pytest.raises(RoleFailure) as caught:
+        await Evaluator(model, template=broken).handle(evaluate())
+    assert caught.value.cause is Cause.PROMPT
+    assert model.calls == 0
+
+
+@pytest.mark.parametrize("cause", [Cause.BUDGET, "budget"])
+def test_a_role_failure_names_its_cause_from_the_one_vocabulary(cause):
+    failure = RoleFailure(Role.META, cause, "the cycle's budget is spent")
+    assert failure.cause is Cause.BUDGET
+    assert str(failure) == "the meta failed (budget): the cycle's budget is spent"
+
+
+def test_a_role_failure_refuses_a_cause_outside_the_vocabulary():
+    with pytest.raises(ValueError, match="'flaky'"):
+        RoleFailure(Role.META, "flaky", "it went wrong")
 
 
 # Analyst
@@ -254,7 +276,7 @@ async def test_an_answer_that_does_not_fit_the_reply_is_unparseable(changed, fie
     model = ScriptedModel(script=[json_answer({**ANALYST_ANSWER, **changed})])
     with pytest.raises(RoleFailure) as caught:
         await Analyst(model).handle(analyze())
-    assert caught.value.cause is FailureCause.UNPARSEABLE
+    assert caught.value.cause is Cause.UNPARSEABLE
     assert f"the answer's {field}:" in caught.value.detail
     assert caught.value.usage is not None
     assert caught.value.usage.calls == 1
@@ -264,17 +286,17 @@ async def test_an_answer_without_json_is_unparseable():
     model = ScriptedModel(script=[answer("The prompt is unclear.")])
     with pytest.raises(RoleFailure) as caught:
         await Analyst(model).handle(analyze())
-    assert caught.value.cause is FailureCause.UNPARSEABLE
+    assert caught.value.cause is Cause.UNPARSEABLE
     assert "holds no JSON object" in caught.value.detail
 
 
 @pytest.mark.parametrize(
     ("kind", "cause"),
     [
-        (ErrorKind.SERVER_ERROR, FailureCause.MODEL_ERROR),
-        (ErrorKind.TIMEOUT, FailureCause.MODEL_ERROR),
-        (ErrorKind.BUDGET, FailureCause.BUDGET),
-        (ErrorKind.UNPARSEABLE, FailureCause.UNPARSEABLE),
+        (ErrorKind.SERVER_ERROR, Cause.MODEL_ERROR),
+        (ErrorKind.TIMEOUT, Cause.MODEL_ERROR),
+        (ErrorKind.BUDGET, Cause.BUDGET),
+        (ErrorKind.UNPARSEABLE, Cause.UNPARSEABLE),
     ],
 )
 async def test_a_model_error_becomes_a_role_failure_with_its_cause(kind, cause):
@@ -354,7 +376,7 @@ async def test_a_rewrite_outside_the_length_bound_is_a_constraint_violation(impr
         await Rewriter(model).handle(rewrite())
     violation = caught.value
     assert isinstance(violation, RoleFailure)
-    assert violation.cause is FailureCause.CONSTRAINT_VIOLATION
+    assert violation.cause is Cause.CONSTRAINT
     assert violation.field == "payload.constraints.max_length_change"
     assert f"has {length} characters" in violation.detail
     assert "allows 21 to 46" in violation.detail
@@ -387,7 +409,7 @@ async def test_an_empty_rewrite_is_unparseable():
     model = ScriptedModel(script=[rewriter_answer("   ")])
     with pytest.raises(RoleFailure) as caught:
         await Rewriter(model).handle(rewrite())
-    assert caught.value.cause is FailureCause.UNPARSEABLE
+    assert caught.value.cause is Cause.UNPARSEABLE
     assert "improved_prompt" in caught.value.detail
 
 
@@ -442,7 +464,7 @@ async def test_a_finding_of_an_unknown_kind_is_unparseable():
     model = ScriptedModel(script=[json_answer({"findings": [finding]})])
     with pytest.raises(RoleFailure) as caught:
         await Adversarial(model).handle(challenge())
-    assert caught.value.cause is FailureCause.UNPARSEABLE
+    assert caught.value.cause is Cause.UNPARSEABLE
     assert "findings[0].kind" in caught.value.detail
 
 
@@ -530,7 +552,7 @@ async def test_a_model_that_cannot_be_resolved_is_a_model_error(role, make, monk
     monkeypatch.setattr("jurist.judges._ask.get_model", unavailable)
     with pytest.raises(RoleFailure) as caught:
         await role("local:missing").handle(make())
-    assert caught.value.cause is FailureCause.MODEL_ERROR
+    assert caught.value.cause is Cause.MODEL_ERROR
     assert "no such model here" in caught.value.detail
 
 

@@ -405,6 +405,21 @@ def test_a_message_outside_the_protocol_is_shown_as_compact_json():
     assert long.endswith("…")
 
 
+def test_a_failed_iteration_is_shown_by_what_failed():
+    failed = {
+        "iteration": 2,
+        "cause": "constraint_violation",
+        "detail": "the rewriter failed (constraint_violation): too long",
+    }
+    assert event_gist(failed) == (
+        "iteration 2 failed: the rewriter failed (constraint_violation): too long"
+    )
+    # Stored before the detail was kept apart, the cause held the whole sentence.
+    assert event_gist({"iteration": 1, "cause": "the analyst failed"}) == (
+        "iteration 1 failed: the analyst failed"
+    )
+
+
 # --- tournament and reputation ------------------------------------------------------------
 
 CASE = re.compile(r"Output of case (\w+)\.")

@@ -49,10 +49,9 @@ from jurist.autonomy._persistence import CycleStatus
 from jurist.autonomy._reputation import ReputationEvent, rewrite_event
 from jurist.autonomy._roles import (
     ConstraintViolation,
-    FailureCause,
     RoleFailure,
 )
-from jurist.core import JuristError
+from jurist.core import Cause, JuristError
 from jurist.llm import ErrorKind, ModelError
 
 DEFAULT_HYPOTHESES = ("Ambiguous instructions", "Missing examples", "Conflicting requirements")
@@ -132,7 +131,7 @@ class Cycle(CycleCalls):
 
     def _failure(self, exc: ModelError | RoleFailure) -> tuple[CycleStatus, str]:
         budget = (isinstance(exc, ModelError) and exc.kind is ErrorKind.BUDGET) or (
-            isinstance(exc, RoleFailure) and exc.cause is FailureCause.BUDGET
+            isinstance(exc, RoleFailure) and exc.cause is Cause.BUDGET
         )
         if budget:
             return CycleStatus.HALTED, f"budget: {exc}"
@@ -165,12 +164,16 @@ class Cycle(CycleCalls):
             # a deterministic model and the response cache on, this costs nothing.
             old = await self._held_out_score(state.prompt, "current")
         except (RoleFailure, MessageError) as exc:
-            if isinstance(exc, RoleFailure) and exc.cause is FailureCause.BUDGET:
+            if isinstance(exc, RoleFailure) and exc.cause is Cause.BUDGET:
                 raise
             if isinstance(exc, ConstraintViolation):
                 self._reputation(Role.REWRITER, ReputationEvent.CONSTITUTIONAL_VIOLATION, str(exc))
+            # A message a role refused is an input it could not take.
+            cause = exc.cause if isinstance(exc, RoleFailure) else Cause.BAD_INPUT
             await self._record(
-                "decision", "iteration_failed", {"iteration": number, "cause": str(exc)}
+                "decision",
+                "iteration_failed",
+                {"iteration": number, "cause": cause.value, "detail": str(exc)},
             )
             self._say(f"iteration {number} failed: {exc}")
             failed = IterationRecord(iteration=number, tokens=self._unbooked_tokens())

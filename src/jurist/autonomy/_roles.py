@@ -17,7 +17,6 @@ import asyncio
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -82,27 +81,20 @@ MAX_FINDINGS = 5
 FAILING_P_YES = 0.5  # a criterion with P(yes) below this has failed
 
 
-class FailureCause(StrEnum):
-    MODEL_ERROR = "model_error"
-    UNPARSEABLE = "unparseable"
-    BUDGET = "budget"
-    CONSTRAINT_VIOLATION = "constraint_violation"
-
-
 class RoleFailure(JuristError):
-    """A role could not answer. `usage` is what the calls cost before it gave up (None when
-    no call finished), so the loop can still account for it."""
+    """A role could not answer, and its `cause` why. `usage` is what the calls cost before
+    it gave up (None when no call finished), so the loop can still account for it."""
 
     def __init__(
         self,
         role: Role,
-        cause: FailureCause | str,
+        cause: Cause | str,
         detail: str,
         *,
         usage: Usage | None = None,
     ) -> None:
         self.role = Role(role)
-        self.cause = FailureCause(cause)
+        self.cause = Cause(cause)
         self.detail = detail
         self.usage = usage
         super().__init__(f"the {self.role.value} failed ({self.cause.value}): {detail}")
@@ -113,16 +105,24 @@ class ConstraintViolation(RoleFailure):
     (e.g. "payload.constraints.max_length_change")."""
 
     def __init__(self, role: Role, field: str, detail: str, *, usage: Usage | None = None) -> None:
-        super().__init__(role, FailureCause.CONSTRAINT_VIOLATION, detail, usage=usage)
+        super().__init__(role, Cause.CONSTRAINT, detail, usage=usage)
         self.field = field
 
 
-def _cause(kind: ErrorKind | Cause) -> FailureCause:
-    if kind.value == ErrorKind.BUDGET.value:
-        return FailureCause.BUDGET
-    if kind.value == ErrorKind.UNPARSEABLE.value:
-        return FailureCause.UNPARSEABLE
-    return FailureCause.MODEL_ERROR
+_MODEL_LAYER = frozenset(Cause(kind.value) for kind in ErrorKind)
+
+
+def _cause(kind: ErrorKind | Cause | None) -> Cause:
+    """Why a role gives up on a failed call: the budget (the cycle halts on it) and an
+    unreadable answer as themselves; any other failure of the model layer is a MODEL_ERROR
+    (the role gives up on each alike; the ModelError it is raised from keeps the kind); a
+    judge's own cause (a prompt, an input) as itself."""
+    cause = Cause.of(kind.value) if kind is not None else None
+    if cause is Cause.BUDGET or cause is Cause.UNPARSEABLE:
+        return cause
+    if cause is None or cause in _MODEL_LAYER:
+        return Cause.MODEL_ERROR
+    return cause
 
 
 def _model_failure(role: Role, exc: ModelError) -> RoleFailure:
@@ -139,7 +139,7 @@ def _failure(role: Role, got: Judgment) -> tuple[Exception, ModelError | None]:
         return PromptError(failure.error), None
     if failure.cause is Cause.UNPARSEABLE and "answer" in got.metadata:
         detail = f"the answer holds no JSON object: {failure.error}"
-        return RoleFailure(role, FailureCause.UNPARSEABLE, detail, usage=got.usage), None
+        return RoleFailure(role, Cause.UNPARSEABLE, detail, usage=got.usage), None
     failed = RoleFailure(role, _cause(failure.cause), got.reasoning, usage=got.usage)
     return failed, failure.model_error()
 
@@ -255,7 +255,7 @@ class JudgeRole(ABC):
             error = exc.errors()[0]
             raise RoleFailure(
                 self.role,
-                FailureCause.UNPARSEABLE,
+                Cause.UNPARSEABLE,
                 f"the answer's {error_path(error['loc'])}: {error['msg']}",
                 usage=usage,
             ) from exc
@@ -332,11 +332,9 @@ class Evaluator(JudgeRole):
 
     def _p_yes(self, name: str, result: Judgment, usage: Usage) -> float:
         if result.status not in (Status.PASS, Status.FAIL):
-            cause = str(result.metadata.get("cause", ""))
-            known = {FailureCause.BUDGET.value, FailureCause.UNPARSEABLE.value}
             raise RoleFailure(
                 self.role,
-                cause if cause in known else FailureCause.MODEL_ERROR,
+                _cause(result.cause),
                 f"criterion {name!r} could not be judged: {result.reasoning}",
                 usage=usage,
             )
@@ -346,7 +344,7 @@ class Evaluator(JudgeRole):
         if result.score is None:
             raise RoleFailure(
                 self.role,
-                FailureCause.UNPARSEABLE,
+                Cause.UNPARSEABLE,
                 f"criterion {name!r}: the judgment has neither P(yes) nor a score",
                 usage=usage,
             )

@@ -340,7 +340,8 @@ def _record_gist(message: Mapping[str, Any]) -> str:
             f"the {message['role']}'s message refused: {message['field']}: {message.get('problem')}"
         )
     if "cause" in message and "iteration" in message:
-        return f"iteration {message['iteration']} failed: {message['cause']}"
+        # The detail says what failed; events stored before it was kept held it as the cause.
+        return f"iteration {message['iteration']} failed: {message.get('detail', message['cause'])}"
     if set(message) == {"reason"}:
         return str(message["reason"])
     return _compact(message)

@@ -1,11 +1,13 @@
-"""Why a judgment is ERROR: one closed set of causes, kept in `metadata["cause"]`."""
+"""Why a judgment is ERROR or a call failed: one closed set of causes, kept in
+`metadata["cause"]` and in whatever else records a failure (an autonomy role's, a runner
+row's)."""
 
 from enum import StrEnum
 
 
 class Cause(StrEnum):
-    """Why a judge could not decide. The values are what stored judgments hold in
-    `metadata["cause"]`; the model layer's error kinds keep their own values."""
+    """Why a judge could not decide, or a call could not answer. The values are what stored
+    judgments and records hold; the model layer's error kinds keep their own values."""
 
     # The model layer's failures (its ErrorKind values).
     TIMEOUT = "timeout"
@@ -16,8 +18,13 @@ class Cause(StrEnum):
     REFUSED = "refused"
     MODEL_UNAVAILABLE = "unavailable"
     BUDGET = "budget"
+    # Any of the model layer's failures other than the budget and an unreadable answer,
+    # where the caller reacts to them alike (an autonomy role gives up on each the same way).
+    MODEL_ERROR = "model_error"
     # The answer came but could not be read.
     UNPARSEABLE = "unparseable"
+    # The answer was read but breaks a constraint of the request (a rewrite too long).
+    CONSTRAINT = "constraint_violation"
     # The judge's own side: a template that did not render, an input it cannot judge.
     PROMPT = "prompt"
     BAD_INPUT = "bad_input"

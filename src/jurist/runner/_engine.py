@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from jurist.core import Judge, Judgment, judge_name, run_judge, to_json_safe
+from jurist.core import Cause, Judge, Judgment, judge_name, run_judge, to_json_safe
 from jurist.data import Dataset, Item, load_dataset
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
@@ -198,7 +198,7 @@ async def _judge_item(judge: Judge, item: Item) -> Judgment:
     if item.context is None:
         return Judgment.error(
             item.problem or f"line {item.line}: cannot be judged",
-            metadata={"cause": "bad_input", "item": item.id, "line": item.line},
+            metadata={"cause": Cause.BAD_INPUT, "item": item.id, "line": item.line},
         )
     return await run_judge(judge, item.context)
 
