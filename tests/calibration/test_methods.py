@@ -8,22 +8,35 @@ import pytest
 from jurist import Judgment, Usage
 from jurist.calibration import ClaimConsistency, PlainRubric, calibrate, method_named
 from jurist.data import load_labelled
+from jurist.judges import ClaimRow, ClaimsReport, Extraction, QuoteMatch, Support
 from jurist.rubrics import get_rubric
 from service_script import ServiceScript, scripted_model
 
 SOURCE = "The bridge closes on Monday. Repairs take 14 weeks. Buses use Oak Street."
 
 
-def claims_judgment(p_min: float, p_mean: float, supported: int, total: int) -> Judgment:
-    return Judgment.ok(
-        metadata={
-            "total_claims": total,
-            "supported_claims": supported,
-            "p_supported_min": p_min,
-            "p_supported_mean": p_mean,
-        },
-        usage=Usage(calls=3, latency_ms=4200.0),
+def claims_judgment(
+    p_min: float,
+    p_mean: float,
+    supported: int,
+    total: int,
+    *,
+    invented: int = 0,
+    claims: tuple[ClaimRow, ...] = (),
+) -> Judgment:
+    report = ClaimsReport(
+        mode="per_claim",
+        extraction=Extraction.MODEL,
+        total_claims=total,
+        supported_claims=supported,
+        unsupported_claims=total - supported,
+        errored_claims=0,
+        invented_quotes=invented,
+        p_supported_min=p_min,
+        p_supported_mean=p_mean,
+        claims=claims,
     )
+    return Judgment.ok(metadata=report.to_metadata(), usage=Usage(calls=3, latency_ms=4200.0))
 
 
 @pytest.mark.parametrize(
@@ -133,20 +146,21 @@ async def test_coverage_scores_relevance_from_the_key_facts_the_output_keeps():
 
 
 def test_contradicted_verdicts_and_invented_quotes_are_signals_for_alignment():
-    judgment = Judgment.ok(
-        metadata={
-            "total_claims": 3,
-            "supported_claims": 1,
-            "p_supported_min": 0.1,
-            "p_supported_mean": 0.5,
-            "invented_quotes": 1,
-            "claims": [
-                {"verdict": "supported"},
-                {"verdict": "contradicted"},
-                {"verdict": "not_mentioned"},
-            ],
-        }
+    rows = tuple(
+        ClaimRow(
+            claim=f"c{i}",
+            verdict=verdict,
+            p_supported=None,
+            supported=verdict is Support.SUPPORTED,
+            quote="",
+            quote_found=False,
+            quote_match=QuoteMatch.NONE,
+            evidence="",
+            method="stated",
+        )
+        for i, verdict in enumerate(Support)
     )
+    judgment = claims_judgment(0.1, 0.5, 1, 3, invented=1, claims=rows)
     reading = ClaimConsistency().read(judgment)
     assert reading is not None
     assert reading.signals["consistency.contradicted"] == 1.0

@@ -6,8 +6,17 @@ from collections.abc import Sequence
 import pytest
 from grounding_script import claims_answer, routed_model, router, verdict_answer
 
-from jurist.core import Context, Status
-from jurist.judges import FactChecker, Passage, Retriever, UnknownSource
+from jurist.core import Cause, Context, Status
+from jurist.judges import (
+    ClaimsReport,
+    Extraction,
+    FactChecker,
+    FactsReport,
+    Passage,
+    Retriever,
+    Support,
+    UnknownSource,
+)
 from jurist.settings import Settings
 
 TOWER = "The Eiffel Tower was completed in 1889 for the World's Fair."
@@ -120,3 +129,32 @@ async def test_no_output_abstains_and_a_bad_sources_value_is_an_error():
 def test_passages_must_be_positive():
     with pytest.raises(ValueError, match="passages"):
         FactChecker(Shelf(), passages=0)
+
+
+async def test_the_facts_report_reads_typed():
+    checker = FactChecker(Shelf(), routed_model(script()), sources=["landmarks"], threshold=0.8)
+    result = await checker.judge(Context("Tell me about landmarks", output="..."))
+    report = FactsReport.of(result)
+    assert report is not None
+    assert (report.threshold, report.sources) == (0.8, ("landmarks",))
+    assert report.extraction is Extraction.MODEL
+    assert (report.total_claims, report.verified_claims, report.unverified_claims) == (3, 1, 2)
+    assert report.errored_claims == 0
+    rows = {row.claim: row for row in report.claims}
+    assert rows[TRUE].verified is True
+    assert rows[TRUE].evidence_document == "landmarks/tower"
+    assert [(p.collection, p.document) for p in rows[TRUE].passages] == [("landmarks", "tower")]
+    assert rows[FALSE].verdict is Support.CONTRADICTED
+    assert rows[NOWHERE].passages == ()
+    issues = {issue.claim: issue for issue in report.issues}
+    assert issues[FALSE].searched.documents == ("landmarks/bridge",)
+    assert issues[FALSE].searched.sources == "landmarks"
+    assert issues[NOWHERE].type == "unverified_fact"
+    assert ClaimsReport.of(result) is None
+
+
+async def test_an_unknown_source_is_an_error_whose_cause_is_typed_and_holds_no_report():
+    checker = FactChecker(Shelf(), routed_model(script()), sources=["atlantis-archive"])
+    result = await checker.judge(Context("q", output="..."))
+    assert result.cause is Cause.UNKNOWN_SOURCE
+    assert FactsReport.of(result) is None

@@ -11,8 +11,18 @@ from grounding_script import (
     verdicts_answer,
 )
 
-from jurist.core import Context, NumericScore, Status
-from jurist.judges import ClaimVerifier, FaithfulnessJudge, HallucinationJudge, SupportOptions
+from jurist.core import Cause, Context, NumericScore, Status
+from jurist.judges import (
+    ClaimsReport,
+    ClaimVerifier,
+    Extraction,
+    FactsReport,
+    FaithfulnessJudge,
+    HallucinationJudge,
+    QuoteMatch,
+    Support,
+    SupportOptions,
+)
 from jurist.llm import ErrorKind, ModelError
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer
 
@@ -261,3 +271,80 @@ async def test_a_close_quote_counts_as_evidence_and_says_so():
     assert row["quote_match"] == "close"
     assert row["quote_found"] is True
     assert "a word or two changed" in result.checks[0].message
+
+
+# The claims report
+
+
+async def test_hallucination_reports_its_claims_and_issues_typed():
+    result = await HallucinationJudge(routed_model(two_claims())).judge(CTX)
+    report = ClaimsReport.of(result)
+    assert report is not None
+    assert (report.total_claims, report.supported_claims, report.unsupported_claims) == (2, 1, 1)
+    assert report.extraction is Extraction.MODEL
+    assert report.extraction_fallback is None
+    assert report.mode == "per_claim"
+    assert report.hallucination_count == 1
+    assert report.min_score is None
+    assert report.p_supported_min == pytest.approx(0.1)
+    first, second = report.claims
+    assert (first.claim, first.verdict, first.quote_match) == (
+        TRUE_CLAIM,
+        Support.SUPPORTED,
+        QuoteMatch.EXACT,
+    )
+    assert second.verdict is Support.CONTRADICTED
+    assert first.cause is None
+    assert "cause" not in result.metadata["claims"][0]  # a check that did not fail has none
+    (issue,) = report.issues or ()
+    assert (issue.severity, issue.type, issue.claim) == (
+        "warning",
+        "unsupported_claim",
+        FALSE_CLAIM,
+    )
+    assert issue.location is None
+    assert "min_score" not in result.metadata
+    assert result.metadata["report"] == "claims"
+    assert FactsReport.of(result) is None
+
+
+async def test_faithfulness_reports_its_min_score_and_no_issues():
+    result = await FaithfulnessJudge(routed_model(two_claims()), min_score=0.5).judge(CTX)
+    report = ClaimsReport.of(result)
+    assert report is not None
+    assert report.min_score == 0.5
+    assert report.issues is None
+    assert report.hallucination_count is None
+    assert "issues" not in result.metadata
+
+
+async def test_a_failed_check_and_a_fallback_extraction_read_as_causes():
+    step = router(
+        ModelError(ErrorKind.TIMEOUT, "slow"),
+        {"Paris is in France.": ModelError(ErrorKind.UNAVAILABLE, "down")},
+    )
+    ctx = Context("q", output="Paris is in France.", context="Paris is in France.")
+    result = await HallucinationJudge(routed_model(step)).judge(ctx)
+    assert result.status is Status.ERROR
+    report = ClaimsReport.of(result)
+    assert report is not None
+    assert report.extraction is Extraction.SENTENCES
+    assert report.extraction_fallback is Cause.TIMEOUT
+    assert report.extraction_error
+    (row,) = report.claims
+    assert (row.cause, row.method) == (Cause.MODEL_UNAVAILABLE, "none")
+    assert "down" in (row.error or "")
+    assert result.cause is Cause.MODEL_UNAVAILABLE
+
+
+async def test_two_causes_of_failed_claims_are_mixed():
+    step = router(
+        claims_answer(TRUE_CLAIM, FALSE_CLAIM),
+        {TRUE_CLAIM: answer("not json"), FALSE_CLAIM: ModelError(ErrorKind.TIMEOUT, "slow")},
+    )
+    result = await FaithfulnessJudge(routed_model(step)).judge(CTX)
+    assert result.status is Status.ERROR
+    assert result.cause is Cause.MIXED
+    report = ClaimsReport.of(result)
+    assert report is not None
+    assert {row.cause for row in report.claims} == {Cause.UNPARSEABLE, Cause.TIMEOUT}

@@ -16,11 +16,13 @@ from typing import ClassVar
 from jurist.core import Judge, Judgment, Status
 from jurist.data import LabelledDataset
 from jurist.judges import (
+    ClaimsReport,
     CoverageJudge,
     FaithfulnessJudge,
     FocusJudge,
     RubricJudge,
     RubricResult,
+    Support,
 )
 from jurist.llm import Model
 from jurist.rubrics import Rubric
@@ -115,35 +117,24 @@ class ClaimConsistency(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        meta: Mapping[str, object] = judgment.metadata
-        total = meta.get("total_claims")
-        p_min, p_mean = meta.get("p_supported_min"), meta.get("p_supported_mean")
-        supported = meta.get("supported_claims")
+        report = ClaimsReport.of(judgment)
         seconds = seconds_of(judgment)
-        if not isinstance(total, int) or total == 0:
+        if report is None or report.total_claims == 0:
             return MethodScores(scores={self.DIMENSION: None}, seconds=seconds)
+        total, supported = report.total_claims, report.supported_claims
         signals: dict[str, float] = {"consistency.claims": float(total)}
-        if isinstance(p_min, float | int):
-            signals["consistency.p_min"] = float(p_min)
-        if isinstance(p_mean, float | int):
-            signals["consistency.p_mean"] = float(p_mean)
-        if isinstance(supported, int):
-            signals["consistency.share"] = supported / total
-            signals["consistency.unsupported"] = float(total - supported)
+        if report.p_supported_min is not None:
+            signals["consistency.p_min"] = report.p_supported_min
+        if report.p_supported_mean is not None:
+            signals["consistency.p_mean"] = report.p_supported_mean
+        signals["consistency.share"] = supported / total
+        signals["consistency.unsupported"] = float(total - supported)
         # The sharpest evidence a claim check gives: the model said "contradicted", or quoted
         # a sentence the source does not hold.
-        invented = meta.get("invented_quotes")
-        if isinstance(invented, int):
-            signals["consistency.invented_quotes"] = float(invented)
-        claims = meta.get("claims")
-        if isinstance(claims, Sequence) and not isinstance(claims, str):
-            signals["consistency.contradicted"] = float(
-                sum(
-                    1
-                    for c in claims
-                    if isinstance(c, Mapping) and c.get("verdict") == "contradicted"
-                )
-            )
+        signals["consistency.invented_quotes"] = float(report.invented_quotes)
+        signals["consistency.contradicted"] = float(
+            sum(1 for c in report.claims if c.verdict is Support.CONTRADICTED)
+        )
         key = (
             "consistency.share" if self.aggregate == "share" else f"consistency.p_{self.aggregate}"
         )

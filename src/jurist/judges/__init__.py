@@ -16,14 +16,37 @@ from jurist.judges._claims import (
     split_sentences,
 )
 from jurist.judges._command import CommandJudge
-from jurist.judges._common import shorten
-from jurist.judges._coverage import CoverageJudge, relevance_f1
-from jurist.judges._criteria import CriteriaJudge, CriterionJudge
+from jurist.judges._common import ReportedIssue, ReportRow, shorten
+from jurist.judges._coverage import CoverageJudge, CoverageReport, relevance_f1
+from jurist.judges._criteria import (
+    CriteriaJudge,
+    CriteriaReport,
+    CriterionJudge,
+    CriterionReport,
+    CriterionRow,
+)
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
-from jurist.judges._facts import FactCheck, FactChecker
+from jurist.judges._facts import (
+    FactCheck,
+    FactChecker,
+    FactIssue,
+    FactRow,
+    FactSearch,
+    FactsReport,
+    PassageRow,
+)
 from jurist.judges._files import DirMatchesJudge, FileContainsJudge, FileExistsJudge, FileJudge
-from jurist.judges._focus import FocusJudge, FocusReport, KeyFacts, StatementCheck
+from jurist.judges._focus import (
+    FocusJudge,
+    FocusReport,
+    KeyFacts,
+    OffTopicIssue,
+    StatementCheck,
+    StatementRow,
+)
 from jurist.judges._grounding import (
+    ClaimIssue,
+    ClaimsReport,
     FaithfulnessJudge,
     Grounding,
     GroundingJudge,
@@ -31,7 +54,7 @@ from jurist.judges._grounding import (
 )
 from jurist.judges._hybrid import HybridJudge
 from jurist.judges._model import ModelJudge
-from jurist.judges._pairwise import PairwiseJudge, pairwise_context
+from jurist.judges._pairwise import PairwiseJudge, PairwiseOrder, PairwiseReport, pairwise_context
 from jurist.judges._reading import (
     JsonFieldClassifier,
     LabelClassifier,
@@ -42,7 +65,13 @@ from jurist.judges._reading import (
     closed_object_schema,
     json_object,
 )
-from jurist.judges._relevance import AnswerRelevanceJudge, ContextRelevanceJudge
+from jurist.judges._relevance import (
+    AnswerRelevanceJudge,
+    ContextRelevanceJudge,
+    ContextRelevanceReport,
+    PassageFailure,
+    PassageVerdict,
+)
 from jurist.judges._research import (
     Action,
     Decision,
@@ -54,11 +83,18 @@ from jurist.judges._research import (
 )
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._rubric import RubricJudge
-from jurist.judges._rubric_result import CriterionResult, RubricResult, TokensUsed
+from jurist.judges._rubric_result import CriterionResult, RubricReport, RubricResult, TokensUsed
 from jurist.judges._schema import JsonJudge, SchemaJudge
 from jurist.judges._sentences import SentenceChecksJudge
 from jurist.judges._sources import SourceCountJudge
-from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions, SupportReport
+from jurist.judges._support import (
+    ClaimCheck,
+    ClaimRow,
+    ClaimVerifier,
+    Support,
+    SupportOptions,
+    SupportReport,
+)
 from jurist.judges._text import ContainsJudge, LengthJudge, RegexJudge
 
 __all__ = [
@@ -68,20 +104,32 @@ __all__ = [
     "CallPolicy",
     "ClaimCheck",
     "ClaimExtractor",
+    "ClaimIssue",
+    "ClaimRow",
     "ClaimVerifier",
     "Claims",
+    "ClaimsReport",
     "CommandJudge",
     "ContainsJudge",
     "ContextRelevanceJudge",
+    "ContextRelevanceReport",
     "CoverageJudge",
+    "CoverageReport",
     "CriteriaJudge",
+    "CriteriaReport",
     "CriterionJudge",
+    "CriterionReport",
     "CriterionResult",
+    "CriterionRow",
     "Decision",
     "DirMatchesJudge",
     "Extraction",
     "FactCheck",
     "FactChecker",
+    "FactIssue",
+    "FactRow",
+    "FactSearch",
+    "FactsReport",
     "Failure",
     "FaithfulnessJudge",
     "FileContainsJudge",
@@ -100,17 +148,26 @@ __all__ = [
     "LengthJudge",
     "ModelJudge",
     "ModelRef",
+    "OffTopicIssue",
     "PairwiseJudge",
+    "PairwiseOrder",
+    "PairwiseReport",
     "Passage",
+    "PassageFailure",
+    "PassageRow",
+    "PassageVerdict",
     "ProbabilityClassifier",
     "QuoteMatch",
     "Reading",
     "Refinement",
     "RegexJudge",
+    "ReportRow",
+    "ReportedIssue",
     "ResearchVerdict",
     "ResearchVerdictJudge",
     "Retriever",
     "RubricJudge",
+    "RubricReport",
     "RubricResult",
     "SchemaJudge",
     "ScoreClassifier",
@@ -118,6 +175,7 @@ __all__ = [
     "SharedClaimExtractor",
     "SourceCountJudge",
     "StatementCheck",
+    "StatementRow",
     "Support",
     "SupportOptions",
     "SupportReport",

@@ -47,13 +47,13 @@ class Claims:
     """The claims of one output, how they were found and what finding them cost.
 
     `fallback_cause` says why the sentence splitter stood in for the model (the model
-    error's kind, "unparseable", or "prompt"); None when the model extracted them.
+    error's kind, UNPARSEABLE, or PROMPT); None when the model extracted them.
     """
 
     claims: tuple[str, ...]
     extraction: Extraction
     usage: Usage | None = None
-    fallback_cause: str | None = None
+    fallback_cause: Cause | None = None
     fallback_reason: str = ""
     metadata: dict[str, Any] | None = None
 
@@ -168,15 +168,13 @@ class ClaimExtractor:
         and what is known of the call."""
         failure = Failure.of(got)
         if failure.cause is Cause.PROMPT:
-            return self._fallback(output, failure.cause.value, failure.error)
+            return self._fallback(output, failure.cause, failure.error)
         if failure.cause is not Cause.UNPARSEABLE:
-            return self._fallback(output, failure.cause.value, got.reasoning)
-        fallback = self._fallback(
-            output, failure.cause.value, f"unreadable claims: {failure.error}"
-        )
+            return self._fallback(output, failure.cause, got.reasoning)
+        fallback = self._fallback(output, failure.cause, f"unreadable claims: {failure.error}")
         return dataclasses.replace(fallback, usage=got.usage, metadata=failure.call)
 
-    def _fallback(self, output: str, cause: str, reason: str) -> Claims:
+    def _fallback(self, output: str, cause: Cause, reason: str) -> Claims:
         return Claims(
             tuple(sentence_claims(output, self.max_claims)),
             Extraction.SENTENCES,

@@ -3,7 +3,9 @@
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from jurist.core import BooleanScore, Check, Judgment
 
@@ -57,3 +59,29 @@ def decided(
     """A PASS or FAIL whose BooleanScore agrees with its status, as every yes/no judge gives."""
     factory = Judgment.ok if passed else Judgment.fail
     return factory(reasoning, score=BooleanScore(passed), checks=checks, metadata=metadata)
+
+
+def _none(value: object) -> bool:
+    return value is None
+
+
+def omitted_when_none() -> Any:
+    """A report field that defaults to None and is left out of the metadata while None: the
+    key a judge writes only sometimes (a failed check's cause, a dimension not asked)."""
+    return Field(None, exclude_if=_none)
+
+
+class ReportRow(BaseModel):
+    """A row nested in a typed report (a claim's check, an issue): frozen, extra keys ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ReportedIssue(ReportRow):
+    """An issue in the validation service's shape, as a judge reports it in `issues`."""
+
+    severity: Literal["error", "warning", "info"]
+    type: str
+    message: str
+    location: str | None = omitted_when_none()
+    suggestion: str | None = omitted_when_none()

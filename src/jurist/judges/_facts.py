@@ -14,6 +14,7 @@ from typing import Any
 from jurist.core import (
     MAX_CLAIMS,
     BaseJudge,
+    Cause,
     Check,
     Context,
     Count,
@@ -21,6 +22,7 @@ from jurist.core import (
     Judgment,
     Name,
     NumericScore,
+    Report,
     Threshold,
     Usage,
     checked,
@@ -28,16 +30,68 @@ from jurist.core import (
 )
 from jurist.judges import rag
 from jurist.judges._ask import ModelRef
-from jurist.judges._claims import ClaimExtractor
+from jurist.judges._claims import ClaimExtractor, Claims, Extraction
+from jurist.judges._common import ReportedIssue, ReportRow, omitted_when_none
 from jurist.judges._criteria import short_name
 from jurist.judges._evidence import QuoteMatch, match_quote, normalise
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
-from jurist.judges._support import ClaimCheck, ClaimVerifier, Support, SupportOptions
+from jurist.judges._support import ClaimCheck, ClaimRow, ClaimVerifier, Support, SupportOptions
 from jurist.llm import Model
 from jurist.settings import get_settings
 
 SOURCES_KEY = "trusted_sources"
 UNVERIFIED = "unverified_fact"
+
+
+class PassageRow(ReportRow):
+    """Where a passage found for a claim came from, and the retriever's score of it."""
+
+    collection: str
+    document: str
+    chunk: int
+    score: float
+
+
+class FactRow(ClaimRow):
+    """A claim's check against the passages found for it; `evidence_document` is the
+    collection/document its quote came from, when the quote was found."""
+
+    verified: bool
+    evidence_document: str | None
+    passages: tuple[PassageRow, ...]
+
+
+class FactSearch(ReportRow):
+    """What was searched for an unverified fact: the sources, the query, the documents."""
+
+    sources: str
+    query: str
+    documents: tuple[str, ...]
+
+
+class FactIssue(ReportedIssue):
+    """A claim the trusted sources do not verify."""
+
+    claim: str
+    evidence: str
+    searched: FactSearch
+
+
+class FactsReport(Report, kind="facts"):
+    """The output's claims checked against trusted sources: the `sources` searched (none:
+    every collection), the `threshold` P(supported) a claim needed, how the claims were
+    found, the counts, every claim's row and an issue per unverified claim."""
+
+    threshold: float
+    sources: tuple[str, ...]
+    extraction: Extraction
+    extraction_fallback: Cause | None = omitted_when_none()
+    total_claims: int
+    verified_claims: int
+    unverified_claims: int
+    errored_claims: int
+    claims: tuple[FactRow, ...]
+    issues: tuple[FactIssue, ...]
 
 
 @dataclass(frozen=True)
@@ -60,21 +114,18 @@ class FactCheck:
                 return f"{passage.collection}/{passage.document}"
         return None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            **self.check.as_dict(),
-            "verified": self.verified,
-            "evidence_document": self.evidence_document,
-            "passages": [
-                {
-                    "collection": p.collection,
-                    "document": p.document,
-                    "chunk": p.chunk,
-                    "score": p.score,
-                }
+    def row(self) -> FactRow:
+        return FactRow(
+            **dict(self.check.row()),
+            verified=self.verified,
+            evidence_document=self.evidence_document,
+            passages=tuple(
+                PassageRow(
+                    collection=p.collection, document=p.document, chunk=p.chunk, score=p.score
+                )
                 for p in self.passages
-            ],
-        }
+            ),
+        )
 
 
 def _sources(value: Any) -> list[str]:
@@ -134,13 +185,15 @@ class FactChecker(BaseJudge):
             sources = _sources(ctx.metadata.get(SOURCES_KEY, list(self.sources)))
             answer = rag.answer(ctx)
         except ValueError as exc:
-            return Judgment.error(str(exc), exc, metadata={**base, "cause": "bad_input"})
+            return Judgment.error(str(exc), exc, metadata={**base, "cause": Cause.BAD_INPUT})
         base["sources"] = sources
         try:
             await self.retriever.check_sources(sources)
         except UnknownSource as exc:
             return Judgment.error(
-                str(exc), exc, metadata={**base, "cause": "unknown_source", "source": exc.source}
+                str(exc),
+                exc,
+                metadata={**base, "cause": Cause.UNKNOWN_SOURCE, "source": exc.source},
             )
         if not answer:
             return Judgment.abstain("no output to fact-check", metadata=base)
@@ -148,14 +201,7 @@ class FactChecker(BaseJudge):
         results = await gather_ordered(self._check(claim, sources) for claim in claims.claims)
         facts = [fact for fact, _ in results]
         usage = Usage.total([claims.usage, *(u for _, u in results)])
-        return self._judgment(
-            facts,
-            extraction=claims.extraction.value,
-            fallback=claims.fallback_cause,
-            sources=sources,
-            usage=usage,
-            base=base,
-        )
+        return self._judgment(facts, claims, sources=sources, usage=usage)
 
     async def _check(self, claim: str, sources: list[str]) -> tuple[FactCheck, Usage | None]:
         passages = tuple(await self.retriever.retrieve(claim, sources, self.passages))
@@ -167,30 +213,24 @@ class FactChecker(BaseJudge):
         return FactCheck(report.checks[0], passages), report.usage
 
     def _judgment(
-        self,
-        facts: list[FactCheck],
-        *,
-        extraction: str,
-        fallback: str | None,
-        sources: list[str],
-        usage: Usage | None,
-        base: dict[str, Any],
+        self, facts: list[FactCheck], claims: Claims, *, sources: list[str], usage: Usage | None
     ) -> Judgment:
         searched = ", ".join(sources) if sources else "every collection"
         unverified = [f for f in facts if f.check.checked and not f.verified]
         errored = [f for f in facts if not f.check.checked]
-        issues = [self._issue(f, searched) for f in unverified]
-        metadata = {
-            **base,
-            "extraction": extraction,
-            **({"extraction_fallback": fallback} if fallback else {}),
-            "total_claims": len(facts),
-            "verified_claims": sum(1 for f in facts if f.verified),
-            "unverified_claims": len(unverified),
-            "errored_claims": len(errored),
-            "claims": [f.as_dict() for f in facts],
-            "issues": issues,
-        }
+        report = FactsReport(
+            threshold=self.threshold,
+            sources=tuple(sources),
+            extraction=claims.extraction,
+            extraction_fallback=claims.fallback_cause,
+            total_claims=len(facts),
+            verified_claims=sum(1 for f in facts if f.verified),
+            unverified_claims=len(unverified),
+            errored_claims=len(errored),
+            claims=tuple(f.row() for f in facts),
+            issues=tuple(self._issue(f, searched) for f in unverified),
+        )
+        metadata = {"judge": self.name, **report.to_metadata()}
         checks = [self._row(f) for f in facts]
         if not facts:
             return Judgment.ok(
@@ -202,13 +242,13 @@ class FactChecker(BaseJudge):
             )
         verified = len(facts) - len(unverified) - len(errored)
         if errored and not unverified:
-            causes = sorted({str(f.check.cause) for f in errored})
+            causes = sorted({f.check.cause for f in errored if f.check.cause is not None})
             return Judgment.error(
                 f"{len(errored)} of {len(facts)} claims could not be checked "
                 f"({', '.join(causes)}): {errored[0].check.error}",
                 checks=checks,
                 usage=usage,
-                metadata={**metadata, "cause": causes[0] if len(causes) == 1 else "mixed"},
+                metadata={**metadata, "cause": causes[0] if len(causes) == 1 else Cause.MIXED},
             )
         share = verified / len(facts)
         if unverified:
@@ -230,7 +270,7 @@ class FactChecker(BaseJudge):
             metadata=metadata,
         )
 
-    def _issue(self, fact: FactCheck, searched: str) -> dict[str, Any]:
+    def _issue(self, fact: FactCheck, searched: str) -> FactIssue:
         check = fact.check
         if not fact.passages:
             why = "no passage in the trusted sources matches it"
@@ -241,19 +281,19 @@ class FactChecker(BaseJudge):
         else:
             why = "the passages found do not support it"
         p = f", P(supported) = {check.p_supported:.2f}" if check.p_supported is not None else ""
-        return {
-            "severity": "warning",
-            "type": UNVERIFIED,
-            "message": f"Cannot verify fact: {check.claim} ({why}{p})",
-            "claim": check.claim,
-            "evidence": check.evidence,
-            "searched": {
-                "sources": searched,
-                "query": normalise(check.claim),
-                "documents": [f"{p.collection}/{p.document}" for p in fact.passages],
-            },
-            "suggestion": "Provide a source or mark the statement as unverified",
-        }
+        return FactIssue(
+            severity="warning",
+            type=UNVERIFIED,
+            message=f"Cannot verify fact: {check.claim} ({why}{p})",
+            claim=check.claim,
+            evidence=check.evidence,
+            searched=FactSearch(
+                sources=searched,
+                query=normalise(check.claim),
+                documents=tuple(f"{p.collection}/{p.document}" for p in fact.passages),
+            ),
+            suggestion="Provide a source or mark the statement as unverified",
+        )
 
     def _row(self, fact: FactCheck) -> Check:
         check = fact.check

@@ -13,6 +13,7 @@ from typing import Any
 from jurist.core import (
     MAX_CLAIMS,
     BaseJudge,
+    Cause,
     Check,
     Context,
     Count,
@@ -21,6 +22,7 @@ from jurist.core import (
     MinScore,
     Name,
     NumericScore,
+    Report,
     Status,
     Threshold,
     Usage,
@@ -28,19 +30,59 @@ from jurist.core import (
 )
 from jurist.judges import rag
 from jurist.judges._ask import ModelRef
-from jurist.judges._claims import ClaimExtractor, Claims
+from jurist.judges._claims import ClaimExtractor, Claims, Extraction
+from jurist.judges._common import ReportedIssue, omitted_when_none
 from jurist.judges._criteria import short_name
 from jurist.judges._evidence import QuoteMatch
 from jurist.judges._support import (
     ClaimCheck,
+    ClaimRow,
     ClaimVerifier,
     Support,
     SupportOptions,
     SupportReport,
+    VerifyMode,
 )
 from jurist.llm import Model
 
 UNSUPPORTED = "unsupported_claim"
+
+
+class ClaimIssue(ReportedIssue):
+    """A claim the context does not support, as the hallucination judge reports it."""
+
+    claim: str
+    evidence: str
+    verdict: Support | None
+    p_supported: float | None
+    quote_found: bool
+
+
+class ClaimsReport(Report, kind="claims"):
+    """The output's claims checked against its context (hallucination, faithfulness).
+
+    `extraction` says how the claims were found; `extraction_fallback` and
+    `extraction_error` why the sentences stood in, when they did. The counts are over
+    `claims`; the P(supported) figures are over the claims checked (None when none has
+    one). The hallucination judge adds `hallucination_count` and `issues`, the faithfulness
+    judge its `min_score`.
+    """
+
+    mode: VerifyMode
+    extraction: Extraction
+    extraction_fallback: Cause | None = omitted_when_none()
+    extraction_error: str | None = omitted_when_none()
+    total_claims: int
+    supported_claims: int
+    unsupported_claims: int
+    errored_claims: int
+    invented_quotes: int
+    p_supported_mean: float | None
+    p_supported_min: float | None
+    claims: tuple[ClaimRow, ...]
+    hallucination_count: int | None = omitted_when_none()
+    issues: tuple[ClaimIssue, ...] | None = omitted_when_none()
+    min_score: float | None = omitted_when_none()
 
 
 @dataclass(frozen=True)
@@ -71,32 +113,39 @@ class Grounding:
     def usage(self) -> Usage | None:
         return Usage.total([self.claims.usage, self.report.usage])
 
-    def metadata(self, judge: str) -> dict[str, Any]:
+    def metadata(
+        self,
+        judge: str,
+        *,
+        hallucination_count: int | None = None,
+        issues: tuple[ClaimIssue, ...] | None = None,
+        min_score: float | None = None,
+    ) -> dict[str, Any]:
+        """The judgment's metadata: the judge, the (first) verification call, and the claims
+        report with the judge's own fields."""
         probabilities = [c.p_supported for c in self.checked if c.p_supported is not None]
-        return {
-            "judge": judge,
-            **self.report.metadata,
-            "extraction": self.claims.extraction.value,
-            **(
-                {
-                    "extraction_fallback": self.claims.fallback_cause,
-                    "extraction_error": self.claims.fallback_reason,
-                }
-                if self.claims.fallback_cause
-                else {}
-            ),
-            "total_claims": len(self.checks),
-            "supported_claims": len(self.checked) - len(self.unsupported),
-            "unsupported_claims": len(self.unsupported),
-            "errored_claims": len(self.errored),
-            "invented_quotes": sum(1 for c in self.checked if c.invented_quote),
-            "p_supported_mean": sum(probabilities) / len(probabilities) if probabilities else None,
-            "p_supported_min": min(probabilities) if probabilities else None,
-            "claims": [check.as_dict() for check in self.checks],
-        }
+        fallback = self.claims.fallback_cause
+        report = ClaimsReport(
+            mode=self.report.mode,
+            extraction=self.claims.extraction,
+            extraction_fallback=fallback,
+            extraction_error=self.claims.fallback_reason if fallback else None,
+            total_claims=len(self.checks),
+            supported_claims=len(self.checked) - len(self.unsupported),
+            unsupported_claims=len(self.unsupported),
+            errored_claims=len(self.errored),
+            invented_quotes=sum(1 for c in self.checked if c.invented_quote),
+            p_supported_mean=sum(probabilities) / len(probabilities) if probabilities else None,
+            p_supported_min=min(probabilities) if probabilities else None,
+            claims=tuple(check.row() for check in self.checks),
+            hallucination_count=hallucination_count,
+            issues=issues,
+            min_score=min_score,
+        )
+        return {"judge": judge, **self.report.call, **report.to_metadata()}
 
 
-def claim_issue(check: ClaimCheck) -> dict[str, Any]:
+def claim_issue(check: ClaimCheck) -> ClaimIssue:
     """An issue, in the validation service's shape, for a claim the source does not support."""
     if check.verdict is Support.CONTRADICTED:
         why = "the source contradicts it"
@@ -107,18 +156,17 @@ def claim_issue(check: ClaimCheck) -> dict[str, Any]:
     else:
         why = "the source does not mention it"
     p = f" (P(supported) = {check.p_supported:.2f})" if check.p_supported is not None else ""
-    issue: dict[str, Any] = {
-        "severity": "warning",
-        "type": UNSUPPORTED,
-        "message": f"Unsupported claim: {check.claim} ({why}){p}",
-        "claim": check.claim,
-        "evidence": check.evidence,
-        "verdict": check.verdict.value if check.verdict is not None else None,
-        "p_supported": check.p_supported,
-        "quote_found": check.quote_found,
-        "suggestion": "Remove the claim or cite a source that supports it",
-    }
-    return issue
+    return ClaimIssue(
+        severity="warning",
+        type=UNSUPPORTED,
+        message=f"Unsupported claim: {check.claim} ({why}){p}",
+        claim=check.claim,
+        evidence=check.evidence,
+        verdict=check.verdict,
+        p_supported=check.p_supported,
+        quote_found=check.quote_found,
+        suggestion="Remove the claim or cite a source that supports it",
+    )
 
 
 def claim_checks(grounding: Grounding) -> list[Check]:
@@ -179,14 +227,14 @@ class GroundingJudge(BaseJudge):
 def _errored(
     grounding: Grounding, judge: str, metadata: dict[str, Any], checks: Sequence[Check]
 ) -> Judgment:
-    causes = sorted({str(c.cause) for c in grounding.errored})
+    causes = sorted({c.cause for c in grounding.errored if c.cause is not None})
     first = grounding.errored[0]
     return Judgment.error(
         f"{len(grounding.errored)} of {len(grounding.checks)} claims could not be checked "
         f"({', '.join(causes)}): {first.error}",
         checks=checks,
         usage=grounding.usage,
-        metadata={**metadata, "cause": causes[0] if len(causes) == 1 else "mixed"},
+        metadata={**metadata, "cause": causes[0] if len(causes) == 1 else Cause.MIXED},
     )
 
 
@@ -214,11 +262,11 @@ class HallucinationJudge(GroundingJudge):
             return grounding
         total = len(grounding.checks)
         unsupported = grounding.unsupported
-        metadata = {
-            **grounding.metadata(self.name),
-            "hallucination_count": len(unsupported),
-            "issues": [claim_issue(check) for check in unsupported],
-        }
+        metadata = grounding.metadata(
+            self.name,
+            hallucination_count=len(unsupported),
+            issues=tuple(claim_issue(check) for check in unsupported),
+        )
         checks = claim_checks(grounding)
         if total == 0:
             return Judgment.ok(
@@ -274,7 +322,7 @@ class FaithfulnessJudge(GroundingJudge):
         grounding = await self.ground(ctx)
         if isinstance(grounding, Judgment):
             return grounding
-        metadata = {**grounding.metadata(self.name), "min_score": self.min_score}
+        metadata = grounding.metadata(self.name, min_score=self.min_score)
         checks = claim_checks(grounding)
         if not grounding.checks:
             return Judgment.abstain(

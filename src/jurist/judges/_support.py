@@ -10,12 +10,13 @@ with `require_quote` (the default) a claim counts as supported only with a quote
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
-from jurist.core import Judgment, Threshold, Usage, gather_ordered, threshold_of
+from jurist.core import Cause, Judgment, Threshold, Usage, gather_ordered, threshold_of
 from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
+from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
 from jurist.judges._reading import Unreadable, json_object, numbered_answers
 from jurist.llm import Model, ModelError, Response, field_probabilities
@@ -33,6 +34,28 @@ class Support(StrEnum):
 
 
 LABELS = tuple(member.value for member in Support)
+
+# How a verdict was read: P(supported) at its token, the word stated, or none (it failed).
+CheckMethod = Literal["logprobs", "stated", "none"]
+# How the claims were asked: one call each, or all in one call.
+VerifyMode = Literal["per_claim", "together"]
+
+
+class ClaimRow(ReportRow):
+    """A claim's check as a report lists it (`claims`); `cause` and `error` only when the
+    check failed."""
+
+    claim: str
+    verdict: Support | None
+    p_supported: float | None
+    supported: bool
+    quote: str
+    quote_found: bool
+    quote_match: QuoteMatch
+    evidence: str
+    method: CheckMethod
+    cause: Cause | None = omitted_when_none()
+    error: str | None = omitted_when_none()
 
 
 @dataclass(frozen=True)
@@ -54,8 +77,8 @@ class ClaimCheck:
     quote: str = ""
     quote_match: QuoteMatch = QuoteMatch.NONE
     evidence: str = ""
-    method: str = "logprobs"
-    cause: str | None = None
+    method: CheckMethod = "logprobs"
+    cause: Cause | None = None
     error: str = ""
 
     @property
@@ -71,30 +94,36 @@ class ClaimCheck:
         """A quote was given but the source does not hold it."""
         return bool(self.quote.strip()) and not self.quote_found
 
+    def row(self) -> ClaimRow:
+        failed = self.cause is not None
+        return ClaimRow(
+            claim=self.claim,
+            verdict=self.verdict,
+            p_supported=self.p_supported,
+            supported=self.supported,
+            quote=self.quote,
+            quote_found=self.quote_found,
+            quote_match=self.quote_match,
+            evidence=self.evidence,
+            method=self.method,
+            cause=self.cause,
+            error=self.error if failed else None,
+        )
+
     def as_dict(self) -> dict[str, Any]:
-        shown: dict[str, Any] = {
-            "claim": self.claim,
-            "verdict": self.verdict.value if self.verdict else None,
-            "p_supported": self.p_supported,
-            "supported": self.supported,
-            "quote": self.quote,
-            "quote_found": self.quote_found,
-            "quote_match": self.quote_match.value,
-            "evidence": self.evidence,
-            "method": self.method,
-        }
-        if self.cause is not None:
-            shown.update(cause=self.cause, error=self.error)
-        return shown
+        """The row as JSON."""
+        return self.row().model_dump(mode="json")
 
 
 @dataclass(frozen=True)
 class SupportReport:
-    """The checks of every claim, what they cost and how they were asked."""
+    """The checks of every claim, what they cost, how they were asked, and what is known of
+    the (first) call that checked them."""
 
     checks: tuple[ClaimCheck, ...]
     usage: Usage | None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    mode: VerifyMode = "per_claim"
+    call: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -166,7 +195,7 @@ def read_check(
     matched = match_quote(quote_text, source) if quote_text else QuoteMatch.NONE
     found = matched is not QuoteMatch.NONE
     p_supported = float(probabilities[Support.SUPPORTED]) if probabilities is not None else None
-    method = "stated" if p_supported is None else "logprobs"
+    method: CheckMethod = "stated" if p_supported is None else "logprobs"
     if p_supported is None:
         believed = verdict is Support.SUPPORTED
     else:
@@ -183,7 +212,7 @@ def read_check(
     )
 
 
-def _failed(claim: str, source: str, cause: str, error: str) -> ClaimCheck:
+def _failed(claim: str, source: str, cause: Cause, error: str) -> ClaimCheck:
     return ClaimCheck(
         claim,
         None,
@@ -221,12 +250,12 @@ class ClaimVerifier:
 
     async def verify(self, claims: Sequence[str], source: str) -> SupportReport:
         if not claims:
-            return SupportReport((), None, {"mode": self._mode})
+            return SupportReport((), None, self._mode)
         try:
             model = self.model.get()
         except ModelError as exc:
-            failed = [_failed(c, source, exc.kind.value, str(exc.cause)) for c in claims]
-            return SupportReport(tuple(failed), None, {"mode": self._mode})
+            failed = [_failed(c, source, Cause(exc.kind.value), str(exc.cause)) for c in claims]
+            return SupportReport(tuple(failed), None, self._mode)
         if self.options.together:
             return await self._together(model, claims, source)
         results = await gather_ordered(self._one(model, claim, source) for claim in claims)
@@ -234,11 +263,12 @@ class ClaimVerifier:
         return SupportReport(
             tuple(check for check, _, _ in results),
             Usage.total(usage for _, usage, _ in results),
-            {"mode": self._mode, **first},
+            self._mode,
+            first,
         )
 
     @property
-    def _mode(self) -> str:
+    def _mode(self) -> VerifyMode:
         return "together" if self.options.together else "per_claim"
 
     async def _one(
@@ -263,7 +293,7 @@ class ClaimVerifier:
         if isinstance(got, Judgment):
             failure = Failure.of(got)
             return (
-                _failed(claim, source, failure.cause.value, failure.error),
+                _failed(claim, source, failure.cause, failure.error),
                 got.usage,
                 failure.call,
             )
@@ -290,9 +320,9 @@ class ClaimVerifier:
         )
         if isinstance(got, Judgment):
             failure = Failure.of(got)
-            failed = [_failed(c, source, failure.cause.value, failure.error) for c in claims]
-            return SupportReport(tuple(failed), got.usage, {"mode": self._mode, **failure.call})
-        return SupportReport(tuple(got.value), got.usage, {"mode": self._mode, **got.call})
+            failed = [_failed(c, source, failure.cause, failure.error) for c in claims]
+            return SupportReport(tuple(failed), got.usage, self._mode, failure.call)
+        return SupportReport(tuple(got.value), got.usage, self._mode, got.call)
 
 
 def read_checks(

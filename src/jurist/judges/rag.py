@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from jurist.core import Context, Judgment
+from jurist.core import Cause, Context, Judgment
 
 QUESTION_KEY = "rag.question"
 CONTEXT_KEY = "rag.context"
@@ -88,7 +88,7 @@ def require(ctx: Context, *needs: Part, judge: str) -> RagInputs | Judgment:
     try:
         inputs = RagInputs(question(ctx), passages(ctx), answer(ctx))
     except ValueError as exc:
-        return Judgment.error(str(exc), exc, metadata={"judge": judge, "cause": "bad_input"})
+        return Judgment.error(str(exc), exc, metadata={"judge": judge, "cause": Cause.BAD_INPUT})
     for need in needs:
         if not getattr(inputs, need):
             return Judgment.abstain(_MISSING[need], metadata={"judge": judge, "missing": need})

@@ -15,8 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jurist.core import Context, Judge, Judgment, NumericScore, Status, normalize
-from jurist.judges import RubricResult
+from jurist.core import Cause, Context, Judge, Judgment, NumericScore, Status, normalize
+from jurist.judges import (
+    ClaimsReport,
+    CriteriaReport,
+    CriterionRow,
+    FactsReport,
+    ReportedIssue,
+    RubricResult,
+)
 from jurist.rubrics import Rubric
 from jurist.validation._models import IssueType, Severity, ValidationIssue, ValidationType
 
@@ -123,33 +130,38 @@ def _schema_suggestion(location: str, message: str) -> str:
 
 
 def read_facts(judgment: Judgment) -> LayerReading:
-    return _claims_reading(ValidationType.FACTS, judgment)
+    return _claims_reading(ValidationType.FACTS, judgment, FactsReport.of(judgment))
 
 
 def read_hallucination(judgment: Judgment) -> LayerReading:
-    return _claims_reading(ValidationType.HALLUCINATION, judgment)
+    return _claims_reading(ValidationType.HALLUCINATION, judgment, ClaimsReport.of(judgment))
 
 
-def _claims_reading(layer: ValidationType, judgment: Judgment) -> LayerReading:
-    metadata = judgment.metadata
-    issues = [_issue(found) for found in metadata.get("issues", ())]
-    errored = int(metadata.get("errored_claims", 0))
-    if errored:
-        total = int(metadata.get("total_claims", errored))
+def _claims_reading(
+    layer: ValidationType, judgment: Judgment, report: ClaimsReport | FactsReport | None
+) -> LayerReading:
+    if report is None:
+        raise ValueError(f"the {layer.value} judgment holds no report of its claims")
+    issues = [_issue(found) for found in report.issues or ()]
+    if report.errored_claims:
         issues.append(
-            layer_error(layer, f"{errored} of {total} claims could not be checked", "claims")
+            layer_error(
+                layer,
+                f"{report.errored_claims} of {report.total_claims} claims could not be checked",
+                "claims",
+            )
         )
     confidence = judgment.confidence if judgment.confidence is not None else 0.0
     return LayerReading(issues, confidence=confidence)
 
 
-def _issue(found: Mapping[str, Any]) -> ValidationIssue:
+def _issue(found: ReportedIssue) -> ValidationIssue:
     return ValidationIssue(
-        severity=Severity(found["severity"]),
-        type=str(found["type"]),
-        message=str(found["message"]),
-        location=found.get("location"),
-        suggestion=found.get("suggestion"),
+        severity=Severity(found.severity),
+        type=found.type,
+        message=found.message,
+        location=found.location,
+        suggestion=found.suggestion,
     )
 
 
@@ -157,19 +169,22 @@ def _issue(found: Mapping[str, Any]) -> ValidationIssue:
 
 
 def read_criteria(judgment: Judgment) -> LayerReading:
-    metadata = judgment.metadata
-    passed = list(metadata.get("passed_criteria", ()))
-    failed = list(metadata.get("failed_criteria", ()))
-    errored = list(metadata.get("errored_criteria", ()))
-    summaries = {s["criterion"]: s for s in metadata.get("criteria", ())}
-    issues = [_criterion_issue(c, summaries.get(c, {})) for c in failed]
+    report = CriteriaReport.of(judgment)
+    if report is None:
+        raise ValueError("the criteria judgment holds no report of its criteria")
+    passed = list(report.passed_criteria)
+    failed = list(report.failed_criteria)
+    errored = list(report.errored_criteria)
+    rows = {row.criterion: row for row in report.criteria}
+    issues = [_criterion_issue(c, rows.get(c)) for c in failed]
     issues += [
         layer_error(
             ValidationType.CRITERIA,
-            f"criterion {c!r} could not be judged: {summaries.get(c, {}).get('reason', '')}",
-            str(summaries.get(c, {}).get("cause", "error")),
+            f"criterion {c!r} could not be judged: {row.reason if row else ''}",
+            (row.cause if row and row.cause else Cause.ERROR).value,
         )
         for c in errored
+        for row in [rows.get(c)]
     ]
     total = len(passed) + len(failed) + len(errored)
     return LayerReading(
@@ -180,10 +195,10 @@ def read_criteria(judgment: Judgment) -> LayerReading:
     )
 
 
-def _criterion_issue(criterion: str, summary: Mapping[str, Any]) -> ValidationIssue:
-    p_yes = summary.get("p_yes")
-    shown = f" (P(yes) = {p_yes:.2f})" if isinstance(p_yes, float) else ""
-    reason = str(summary.get("reason") or "").strip()
+def _criterion_issue(criterion: str, row: CriterionRow | None) -> ValidationIssue:
+    p_yes = row.p_yes if row is not None else None
+    shown = f" (P(yes) = {p_yes:.2f})" if p_yes is not None else ""
+    reason = (row.reason if row is not None else "").strip()
     return ValidationIssue(
         severity=Severity.ERROR,
         type=IssueType.CRITERIA_NOT_MET,
