@@ -13,12 +13,13 @@ import asyncio
 import dataclasses
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from jurist.calibration._methods import MethodScores, PlainRubric
 from jurist.core import (
     BaseJudge,
+    Cause,
     Check,
     Context,
     Judge,
@@ -32,7 +33,9 @@ from jurist.core import (
 from jurist.judges import (
     CriterionResult,
     ModelRef,
+    ReportRow,
     RubricJudge,
+    RubricReport,
     RubricResult,
     TokensUsed,
     model_error_judgment,
@@ -41,6 +44,23 @@ from jurist.llm import Model, ModelError
 from jurist.rubrics import Rubric
 
 _SCALE = (1, 5)
+
+
+class RubricSample(ReportRow):
+    """One sample of a sampled rubric: its seed, its overall score and each criterion's
+    expected score."""
+
+    seed: int
+    overall: float
+    expected: dict[str, float]
+
+
+class SampledRubricReport(RubricReport, kind="sampled_rubric"):
+    """A rubric report of the samples' mean, with each criterion's spread over the samples
+    (their population standard deviation) and every sample; read as a rubric report too."""
+
+    spread: dict[str, float]
+    samples: tuple[RubricSample, ...]
 
 
 class Sampled(PlainRubric):
@@ -75,13 +95,12 @@ class Sampled(PlainRubric):
 
     def read(self, judgment: Judgment) -> MethodScores | None:
         reading = super().read(judgment)
-        spread = judgment.metadata.get("spread")
-        if reading is None or not isinstance(spread, Mapping):
+        report = SampledRubricReport.of(judgment)
+        if reading is None or report is None:
             return reading
         signals = dict(reading.signals)
-        for criterion, std in spread.items():
-            if isinstance(std, float | int):
-                signals[f"{criterion}.std"] = float(std)
+        for criterion, std in report.spread.items():
+            signals[f"{criterion}.std"] = std
         return dataclasses.replace(reading, signals=signals)
 
 
@@ -210,23 +229,25 @@ class SampledJudge(BaseJudge):
             usage=usage,
             metadata={
                 "judge": self.name,
-                "rubric": self.rubric.id,
                 "template": first.metadata.get("template"),
                 "model": result.llm_model,
                 "parameters": called,
-                "methods": sorted({c.method for c in criteria}),
-                "rubric_result": result.model_dump(mode="json"),
-                "spread": spread,
-                "samples": [
-                    {
-                        "seed": seed,
-                        "overall": r.overall_score,
-                        "expected": {
-                            c.criterion_name: c.expected_score for c in r.criteria_results
-                        },
-                    }
-                    for seed, r in zip(self.seeds, results, strict=True)
-                ],
+                **SampledRubricReport(
+                    rubric=self.rubric.id,
+                    methods=tuple(sorted({c.method for c in criteria})),
+                    rubric_result=result,
+                    spread=spread,
+                    samples=tuple(
+                        RubricSample(
+                            seed=seed,
+                            overall=r.overall_score,
+                            expected={
+                                c.criterion_name: c.expected_score for c in r.criteria_results
+                            },
+                        )
+                        for seed, r in zip(self.seeds, results, strict=True)
+                    ),
+                ).to_metadata(),
             },
         )
 
@@ -242,8 +263,8 @@ class SampledJudge(BaseJudge):
             metadata={
                 "judge": self.name,
                 "rubric": self.rubric.id,
-                "cause": first.metadata.get("cause", "error"),
-                "causes": {str(s): j.metadata.get("cause", "error") for s, j in failed},
+                "cause": first.cause or Cause.ERROR,
+                "causes": {str(s): j.cause or Cause.ERROR for s, j in failed},
                 "error": first.error_info,
                 "seeds": list(self.seeds),
                 "failed_seeds": [s for s, _ in failed],
@@ -252,9 +273,9 @@ class SampledJudge(BaseJudge):
 
 
 def _failed(judgment: Judgment) -> bool:
-    # A RubricJudge that did not error always carries its rubric result; one that lacks it
+    # A RubricJudge that did not error always carries its rubric report; one that lacks it
     # cannot be averaged, so it counts as failed too.
-    return judgment.status is Status.ERROR or "rubric_result" not in judgment.metadata
+    return judgment.status is Status.ERROR or RubricReport.of(judgment) is None
 
 
 def _criterion(result: RubricResult, name: str) -> CriterionResult:

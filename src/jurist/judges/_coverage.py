@@ -17,6 +17,7 @@ from typing import Any
 from jurist.core import (
     KEY_FACTS,
     BaseJudge,
+    Cause,
     Context,
     Count,
     JudgeKind,
@@ -24,19 +25,55 @@ from jurist.core import (
     MinScore,
     Name,
     NumericScore,
+    Report,
     Usage,
     min_score_of,
 )
 from jurist.judges._ask import ModelRef
+from jurist.judges._claims import Extraction
+from jurist.judges._common import omitted_when_none
 from jurist.judges._focus import (
     FocusCheck,
     KeyFacts,
+    OffTopicIssue,
+    StatementRow,
     Statements,
     failed_judgment,
     focus_rows,
 )
-from jurist.judges._support import ClaimVerifier
+from jurist.judges._support import ClaimRow, ClaimVerifier
 from jurist.llm import Model
+
+
+class CoverageReport(Report, kind="coverage"):
+    """How many key facts the source gave and how they were found, each fact's check against
+    the output (as a claim checked against a source), how many are covered and the mean
+    P(covered); `cause` when a fact or a statement could not be checked.
+
+    With the off-topic check, also the focus report's statements, their count off-topic,
+    mean P(on topic) and threshold, an issue per off-topic statement, and the relevance
+    (the harmonic mean of coverage and focus)."""
+
+    key_facts: int
+    extraction: Extraction
+    facts: tuple[ClaimRow, ...]
+    covered_facts: int | None = omitted_when_none()
+    p_covered_mean: float | None = omitted_when_none()
+    statements_from: str | None = omitted_when_none()
+    statements: tuple[StatementRow, ...] | None = omitted_when_none()
+    off_topic_statements: int | None = omitted_when_none()
+    # Written whenever the statements were checked, None included (no statement to check).
+    p_on_topic_mean: float | None = None
+    on_topic_threshold: float | None = omitted_when_none()
+    issues: tuple[OffTopicIssue, ...] | None = omitted_when_none()
+    relevance: float | None = omitted_when_none()
+    cause: Cause | None = omitted_when_none()
+
+    def to_metadata(self) -> dict[str, Any]:
+        written = super().to_metadata()
+        if self.statements is None:
+            del written["p_on_topic_mean"]
+        return written
 
 
 def relevance_f1(coverage: float, focus: float) -> float:
@@ -80,31 +117,33 @@ class CoverageJudge(BaseJudge):
             return found
         inputs, facts = found
         usage_parts: list[Usage | None] = [facts.usage]
-        report = await self.verifier.verify(facts.claims, inputs.answer)
-        usage_parts.append(report.usage)
-        metadata: dict[str, Any] = {
-            "judge": self.name,
-            "key_facts": len(facts.claims),
-            "extraction": facts.extraction.value,
-            "facts": [check.as_dict() for check in report.checks],
-        }
-        failed = [check for check in report.checks if check.cause is not None]
+        verified = await self.verifier.verify(facts.claims, inputs.answer)
+        usage_parts.append(verified.usage)
+        report = CoverageReport(
+            key_facts=len(facts.claims),
+            extraction=facts.extraction,
+            facts=tuple(check.row() for check in verified.checks),
+        )
+        failed = [check for check in verified.checks if check.cause is not None]
         if failed:
             return Judgment.error(
-                f"{len(failed)} of {len(report.checks)} key facts could not be checked: "
+                f"{len(failed)} of {len(verified.checks)} key facts could not be checked: "
                 f"{failed[0].error}",
                 usage=Usage.total(usage_parts),
-                metadata={**metadata, "cause": failed[0].cause},
+                metadata={
+                    "judge": self.name,
+                    **report.model_copy(update={"cause": failed[0].cause}).to_metadata(),
+                },
             )
         probabilities = [
             check.p_supported if check.p_supported is not None else float(check.supported)
-            for check in report.checks
+            for check in verified.checks
         ]
         coverage = sum(probabilities) / len(probabilities)
-        covered = sum(1 for check in report.checks if check.supported)
-        metadata |= {"covered_facts": covered, "p_covered_mean": coverage}
+        covered = sum(1 for check in verified.checks if check.supported)
+        report = report.model_copy(update={"covered_facts": covered, "p_covered_mean": coverage})
         reasoning = (
-            f"the output covers {covered} of the source's {len(report.checks)} key facts "
+            f"the output covers {covered} of the source's {len(verified.checks)} key facts "
             f"(mean P(covered) {coverage:.2f})"
         )
         score, checks = coverage, []
@@ -113,9 +152,9 @@ class CoverageJudge(BaseJudge):
                 inputs.answer, facts.claims, inputs.question, judge=self.name
             )
             usage_parts.append(focused.usage)
-            metadata |= {**focused.metadata(), "issues": focused.issues()}
+            report = report.model_copy(update=focused.fields())
             if focused.failed:
-                return failed_judgment(focused, Usage.total(usage_parts), metadata)
+                return failed_judgment(focused, Usage.total(usage_parts), self.name, report)
             checks = focus_rows(focused)
             if focused.focus is not None:
                 score = relevance_f1(coverage, focused.focus)
@@ -124,7 +163,7 @@ class CoverageJudge(BaseJudge):
                     f"; {off} of its {len(focused.checks)} statements are off-topic (mean "
                     f"P(on topic) {focused.focus:.2f}); relevance {score:.2f}"
                 )
-            metadata["relevance"] = score
+            report = report.model_copy(update={"relevance": score})
         decide = Judgment.ok if score >= self.min_score else Judgment.fail
         return decide(
             reasoning,
@@ -132,5 +171,5 @@ class CoverageJudge(BaseJudge):
             confidence=None,
             checks=checks,
             usage=Usage.total(usage_parts),
-            metadata=metadata,
+            metadata={"judge": self.name, **report.to_metadata()},
         )

@@ -8,19 +8,21 @@ against a threshold. Without them it is the model's answer and its stated confid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
 from jurist.core import (
     BaseJudge,
     BooleanScore,
+    Cause,
     Check,
     Context,
     JudgeKind,
     Judgment,
     Name,
     NumericScore,
+    Report,
     Score,
     Status,
     Threshold,
@@ -30,6 +32,7 @@ from jurist.core import (
     threshold_of,
 )
 from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
+from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._reading import (
     Unreadable,
     json_object,
@@ -111,6 +114,10 @@ def criteria_schema(
     return schema
 
 
+# How a verdict's P(yes) was read: at the answer's token, or from the stated confidence.
+VerdictMethod = Literal["logprobs", "stated"]
+
+
 @dataclass(frozen=True)
 class CriterionVerdict:
     """One criterion's answer: what the model said, why, and P(yes) when known."""
@@ -118,7 +125,50 @@ class CriterionVerdict:
     said_yes: bool
     reason: str
     p_yes: float | None
-    method: str  # "logprobs" or "stated"
+    method: VerdictMethod
+
+
+class CriterionReport(Report, kind="criterion"):
+    """One criterion decided: the criterion, the answer the model gave, P(yes) (None when
+    the model stated its answer without a confidence), how P(yes) was read, and the
+    threshold it was held to."""
+
+    criterion: str
+    answer: Literal["yes", "no"]
+    p_yes: float | None
+    method: VerdictMethod
+    threshold: float
+
+
+class CriterionRow(ReportRow):
+    """One criterion of a criteria judgment: its status, P(yes) and how it was read (None
+    for one that could not be judged), the confidence in the side decided and the reason;
+    `cause` only when it could not be judged, `prompt_sha256` when a call was made."""
+
+    criterion: str
+    status: Status
+    p_yes: float | None
+    confidence: float | None
+    method: VerdictMethod | None
+    reason: str
+    cause: Cause | None = omitted_when_none()
+    prompt_sha256: str | None = omitted_when_none()
+
+
+class CriteriaReport(Report, kind="criteria"):
+    """Every criterion's outcome: which were met, not met and not judged, one row each, how
+    they were asked (one call each, or all together) and the threshold on P(yes). When some
+    could not be judged (an ERROR judgment), `cause` says why (MIXED for several causes)
+    and `causes` names each criterion's."""
+
+    mode: Literal["separate", "together"]
+    threshold: float
+    passed_criteria: tuple[str, ...]
+    failed_criteria: tuple[str, ...]
+    errored_criteria: tuple[str, ...]
+    criteria: tuple[CriterionRow, ...]
+    cause: Cause | None = omitted_when_none()
+    causes: dict[str, Cause] | None = omitted_when_none()
 
 
 def read_verdict(
@@ -166,20 +216,20 @@ def verdict_judgment(
     metadata: Mapping[str, Any],
 ) -> Judgment:
     passed, score, confidence = _decision(verdict, threshold)
+    report = CriterionReport(
+        criterion=criterion,
+        answer="yes" if verdict.said_yes else "no",
+        p_yes=verdict.p_yes,
+        method=verdict.method,
+        threshold=threshold,
+    )
     return Judgment(
         Status.PASS if passed else Status.FAIL,
         score,
-        verdict.reason or f"the model answered {'yes' if verdict.said_yes else 'no'}",
+        verdict.reason or f"the model answered {report.answer}",
         confidence=confidence,
         usage=usage,
-        metadata={
-            **metadata,
-            "criterion": criterion,
-            "answer": "yes" if verdict.said_yes else "no",
-            "p_yes": verdict.p_yes,
-            "method": verdict.method,
-            "threshold": threshold,
-        },
+        metadata={**metadata, **report.to_metadata()},
     )
 
 
@@ -389,34 +439,32 @@ class CriteriaJudge(BaseJudge):
     def _aggregate(
         self, results: Sequence[Judgment], usage: Usage | None, extra: Mapping[str, Any]
     ) -> Judgment:
-        passed = [c for c, r in zip(self.criteria, results, strict=True) if r.status is Status.PASS]
-        failed = [c for c, r in zip(self.criteria, results, strict=True) if r.status is Status.FAIL]
-        errored = [
-            c
-            for c, r in zip(self.criteria, results, strict=True)
-            if r.status not in (Status.PASS, Status.FAIL)
-        ]
-        checks = [_check(c, r) for c, r in zip(self.criteria, results, strict=True)]
+        outcomes = list(zip(self.criteria, results, strict=True))
+        passed = [c for c, r in outcomes if r.status is Status.PASS]
+        failed = [c for c, r in outcomes if r.status is Status.FAIL]
+        errored = [c for c, r in outcomes if r.status not in (Status.PASS, Status.FAIL)]
+        checks = [_check(c, r) for c, r in outcomes]
         confidences = [r.confidence for r in results if r.confidence is not None]
+        # The call's metadata, without what belonged to one criterion's judgment.
         metadata: dict[str, Any] = {
-            **extra,
-            "judge": self.name,
-            "mode": "together" if self.together else "separate",
-            "threshold": self.threshold,
-            "passed_criteria": passed,
-            "failed_criteria": failed,
-            "errored_criteria": errored,
-            "criteria": [_summary(c, r) for c, r in zip(self.criteria, results, strict=True)],
+            key: value
+            for key, value in extra.items()
+            if key not in ("cause", "error", "answer", "criterion")
         }
-        for key in ("cause", "error", "answer", "criterion"):
-            metadata.pop(key, None)
+        metadata["judge"] = self.name
+        report = CriteriaReport(
+            mode="together" if self.together else "separate",
+            threshold=self.threshold,
+            passed_criteria=tuple(passed),
+            failed_criteria=tuple(failed),
+            errored_criteria=tuple(errored),
+            criteria=tuple(_row(c, r) for c, r in outcomes),
+        )
         total = len(self.criteria)
         confidence = sum(confidences) / len(confidences) if confidences else None
         if failed:
             reasons = "; ".join(
-                f"{short_name(c)}: {r.reasoning}"
-                for c, r in zip(self.criteria, results, strict=True)
-                if r.status is Status.FAIL
+                f"{short_name(c)}: {r.reasoning}" for c, r in outcomes if r.status is Status.FAIL
             )
             return Judgment(
                 Status.FAIL,
@@ -425,21 +473,23 @@ class CriteriaJudge(BaseJudge):
                 tuple(checks),
                 confidence=confidence,
                 usage=usage,
-                metadata=metadata,
+                metadata={**metadata, **report.to_metadata()},
             )
         if errored:
-            causes = {
-                c: str(r.metadata.get("cause", r.status.value))
-                for c, r in zip(self.criteria, results, strict=True)
-                if c in errored
-            }
+            causes = {c: r.cause or Cause.ERROR for c, r in outcomes if c in errored}
             distinct = sorted(set(causes.values()))
-            metadata["cause"] = distinct[0] if len(distinct) == 1 else "mixed"
-            metadata["causes"] = causes
-            first = next(r for c, r in zip(self.criteria, results, strict=True) if c in errored)
+            report = report.model_copy(
+                update={
+                    "cause": distinct[0] if len(distinct) == 1 else Cause.MIXED,
+                    "causes": causes,
+                }
+            )
+            metadata.update(report.to_metadata())
+            first = next(r for c, r in outcomes if c in errored)
             if first.error_info is not None:
                 metadata["error"] = dict(first.error_info)
-            if first.metadata.get("cause") == "unparseable" and "answer" in first.metadata:
+            # The unreadable answer itself, to see what the model wrote.
+            if first.cause is Cause.UNPARSEABLE and "answer" in first.metadata:
                 metadata["answer"] = first.metadata["answer"]
             return Judgment.error(
                 f"{len(errored)} of {total} criteria could not be judged "
@@ -455,7 +505,7 @@ class CriteriaJudge(BaseJudge):
             tuple(checks),
             confidence=confidence,
             usage=usage,
-            metadata=metadata,
+            metadata={**metadata, **report.to_metadata()},
         )
 
 
@@ -480,25 +530,25 @@ def read_verdicts(response: Response, count: int) -> list[CriterionVerdict]:
 
 
 def _check(criterion: str, result: Judgment) -> Check:
+    verdict = CriterionReport.of(result)
     if result.status in (Status.PASS, Status.FAIL):
-        p_yes = result.metadata.get("p_yes")
-        shown = f" (P(yes) = {p_yes:.2f})" if isinstance(p_yes, float) else ""
+        p_yes = verdict.p_yes if verdict is not None else None
+        shown = f" (P(yes) = {p_yes:.2f})" if p_yes is not None else ""
         answer = "yes" if result.passed else "no"
         return Check(short_name(criterion), result.passed, f"{answer}{shown}: {result.reasoning}")
     return Check(short_name(criterion), False, f"{result.status.value}: {result.reasoning}")
 
 
-def _summary(criterion: str, result: Judgment) -> dict[str, Any]:
-    return {
-        "criterion": criterion,
-        "status": result.status.value,
-        "p_yes": result.metadata.get("p_yes"),
-        "confidence": result.confidence,
-        "method": result.metadata.get("method"),
-        "reason": result.reasoning,
-        **{
-            key: result.metadata[key]
-            for key in ("cause", "prompt_sha256")
-            if key in result.metadata
-        },
-    }
+def _row(criterion: str, result: Judgment) -> CriterionRow:
+    verdict = CriterionReport.of(result)
+    sha256 = result.metadata.get("prompt_sha256")
+    return CriterionRow(
+        criterion=criterion,
+        status=result.status,
+        p_yes=verdict.p_yes if verdict is not None else None,
+        confidence=result.confidence,
+        method=verdict.method if verdict is not None else None,
+        reason=result.reasoning,
+        cause=result.cause,
+        prompt_sha256=sha256 if isinstance(sha256, str) else None,
+    )

@@ -15,12 +15,13 @@ one short call per statement.
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from jurist.core import (
     KEY_FACTS,
     MAX_CLAIMS,
     BaseJudge,
+    Cause,
     Check,
     Context,
     Count,
@@ -29,6 +30,7 @@ from jurist.core import (
     MinScore,
     Name,
     NumericScore,
+    Report,
     SingleFlight,
     Status,
     Threshold,
@@ -40,8 +42,9 @@ from jurist.core import (
 )
 from jurist.judges import rag
 from jurist.judges._ask import CallPolicy, ModelRef
-from jurist.judges._claims import ClaimExtractor, Claims, split_sentences
-from jurist.judges._criteria import judge_criterion, short_name
+from jurist.judges._claims import ClaimExtractor, Claims, Extraction, split_sentences
+from jurist.judges._common import ReportedIssue, ReportRow, omitted_when_none
+from jurist.judges._criteria import CriterionReport, judge_criterion, short_name
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
 
@@ -49,6 +52,10 @@ ON_TOPIC = "The statement is about one of the source's important points"
 OFF_TOPIC = "off_topic"
 Statements = Literal["claims", "sentences"]
 STATEMENTS: tuple[Statements, ...] = ("claims", "sentences")
+# How P(on topic) was read: at the answer's token, from the stated answer, or not at all
+# (the check failed).
+TopicMethod = Literal["logprobs", "stated", "none"]
+R = TypeVar("R", bound=Report)
 
 
 def _unpaid(found: Claims) -> Claims:
@@ -91,6 +98,42 @@ class KeyFacts:
         return inputs, facts
 
 
+class StatementRow(ReportRow):
+    """A statement's check as a report lists it (`statements`); `cause` and `error` only
+    when the check failed."""
+
+    statement: str
+    p_on_topic: float | None
+    reason: str
+    method: TopicMethod
+    cause: Cause | None = omitted_when_none()
+    error: str | None = omitted_when_none()
+
+
+class OffTopicIssue(ReportedIssue):
+    """A statement under the on-topic threshold, as a warning issue naming the statement."""
+
+    statement: str
+
+
+class FocusReport(Report, kind="focus"):
+    """How many key facts the source gave and how they were found; each of the output's
+    statements checked against them (and how the statements were found), how many are
+    off-topic, the mean P(on topic) (None when no statement could be checked) and the
+    threshold; an issue per off-topic statement; `cause` when a check failed (MIXED for
+    several causes)."""
+
+    key_facts: int
+    extraction: Extraction
+    statements_from: str
+    statements: tuple[StatementRow, ...]
+    off_topic_statements: int
+    p_on_topic_mean: float | None
+    on_topic_threshold: float
+    issues: tuple[OffTopicIssue, ...]
+    cause: Cause | None = omitted_when_none()
+
+
 @dataclass(frozen=True)
 class StatementCheck:
     """One statement of the output and whether it is on topic. `p_on_topic` is None when
@@ -99,24 +142,24 @@ class StatementCheck:
     statement: str
     p_on_topic: float | None
     reason: str
-    method: str
-    cause: str | None = None
+    method: TopicMethod
+    cause: Cause | None = None
     error: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        shown: dict[str, Any] = {
-            "statement": self.statement,
-            "p_on_topic": self.p_on_topic,
-            "reason": self.reason,
-            "method": self.method,
-        }
-        if self.cause is not None:
-            shown.update(cause=self.cause, error=self.error)
-        return shown
+    def row(self) -> StatementRow:
+        failed = self.cause is not None
+        return StatementRow(
+            statement=self.statement,
+            p_on_topic=self.p_on_topic,
+            reason=self.reason,
+            method=self.method,
+            cause=self.cause,
+            error=self.error if failed else None,
+        )
 
 
 @dataclass(frozen=True)
-class FocusReport:
+class FocusChecks:
     """Every statement's check, how the statements were found and what it all cost."""
 
     checks: tuple[StatementCheck, ...]
@@ -143,27 +186,26 @@ class FocusReport:
             return None
         return sum(c.p_on_topic or 0.0 for c in self.checks) / len(self.checks)
 
-    def metadata(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, Any]:
+        """What a focus or coverage report holds of these checks."""
         return {
             "statements_from": self.found_by,
-            "statements": [check.as_dict() for check in self.checks],
+            "statements": tuple(check.row() for check in self.checks),
             "off_topic_statements": len(self.off_topic),
             "p_on_topic_mean": self.focus,
             "on_topic_threshold": self.threshold,
+            "issues": tuple(
+                OffTopicIssue(
+                    severity="warning",
+                    type=OFF_TOPIC,
+                    message=f"Off-topic: {check.statement} (P(on topic) = "
+                    f"{check.p_on_topic:.2f}): {check.reason}",
+                    statement=check.statement,
+                    suggestion="Replace it with one of the source's key points",
+                )
+                for check in self.off_topic
+            ),
         }
-
-    def issues(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "severity": "warning",
-                "type": OFF_TOPIC,
-                "message": f"Off-topic: {check.statement} (P(on topic) = "
-                f"{check.p_on_topic:.2f}): {check.reason}",
-                "statement": check.statement,
-                "suggestion": "Replace it with one of the source's key points",
-            }
-            for check in self.off_topic
-        ]
 
 
 class FocusCheck:
@@ -191,7 +233,7 @@ class FocusCheck:
 
     async def check(
         self, output: str, facts: Sequence[str], goal: str, *, judge: str
-    ) -> FocusReport:
+    ) -> FocusChecks:
         usage: list[Usage | None] = []
         if self.statements == "claims":
             found = await self.extractor.extract(output, goal=goal)
@@ -222,30 +264,28 @@ class FocusCheck:
         for statement, result in zip(statements, results, strict=True):
             usage.append(result.usage)
             checks.append(_statement_check(statement, result))
-        return FocusReport(tuple(checks), found_by, self.threshold, Usage.total(usage))
+        return FocusChecks(tuple(checks), found_by, self.threshold, Usage.total(usage))
 
 
 def _statement_check(statement: str, result: Judgment) -> StatementCheck:
-    meta = result.metadata
-    if result.status is Status.ERROR:
+    verdict = CriterionReport.of(result)
+    if result.status is Status.ERROR or verdict is None:
         return StatementCheck(
             statement,
             None,
             "",
             "none",
-            cause=str(meta.get("cause", "error")),
+            cause=result.cause or Cause.ERROR,
             error=result.reasoning,
         )
-    p_yes = meta.get("p_yes")
-    if isinstance(p_yes, float | int):
-        p, method = float(p_yes), str(meta.get("method", "logprobs"))
-    else:
-        # No probabilities (a model without them): the stated answer, marked as such.
-        p, method = (1.0 if meta.get("answer") == "yes" else 0.0), "stated"
-    return StatementCheck(statement, p, result.reasoning, method)
+    if verdict.p_yes is not None:
+        return StatementCheck(statement, verdict.p_yes, result.reasoning, verdict.method)
+    # No probabilities (a model without them): the stated answer, marked as such.
+    p = 1.0 if verdict.answer == "yes" else 0.0
+    return StatementCheck(statement, p, result.reasoning, "stated")
 
 
-def focus_rows(report: FocusReport) -> list[Check]:
+def focus_rows(report: FocusChecks) -> list[Check]:
     """One row per statement, for a judgment's checks."""
     return [
         Check(
@@ -259,16 +299,18 @@ def focus_rows(report: FocusReport) -> list[Check]:
     ]
 
 
-def failed_judgment(report: FocusReport, usage: Usage | None, metadata: dict[str, Any]) -> Judgment:
-    """ERROR naming how many statements could not be checked and the first one's cause."""
-    failed = report.failed
-    causes = sorted({str(check.cause) for check in failed})
+def failed_judgment(checks: FocusChecks, usage: Usage | None, judge: str, report: R) -> Judgment:
+    """ERROR naming how many statements could not be checked and the first one's cause,
+    which the report (focus or coverage) records (MIXED for several)."""
+    failed = checks.failed
+    causes = sorted({check.cause or Cause.ERROR for check in failed})
+    cause = causes[0] if len(causes) == 1 else Cause.MIXED
     return Judgment.error(
-        f"{len(failed)} of {len(report.checks)} statements could not be checked for focus "
+        f"{len(failed)} of {len(checks.checks)} statements could not be checked for focus "
         f"({', '.join(causes)}): {failed[0].error}",
-        checks=focus_rows(report),
+        checks=focus_rows(checks),
         usage=usage,
-        metadata={**metadata, "cause": causes[0] if len(causes) == 1 else "mixed"},
+        metadata={"judge": judge, **report.model_copy(update={"cause": cause}).to_metadata()},
     )
 
 
@@ -305,27 +347,25 @@ class FocusJudge(BaseJudge):
         if isinstance(found, Judgment):
             return found
         inputs, facts = found
-        base: dict[str, Any] = {
-            "judge": self.name,
-            "key_facts": len(facts.claims),
-            "extraction": facts.extraction.value,
-        }
-        report = await self.focus.check(
+        checked = await self.focus.check(
             inputs.answer, facts.claims, inputs.question, judge=self.name
         )
-        usage = Usage.total([facts.usage, report.usage])
-        metadata = {**base, **report.metadata(), "issues": report.issues()}
-        if report.failed:
-            return failed_judgment(report, usage, metadata)
-        focus = report.focus
+        usage = Usage.total([facts.usage, checked.usage])
+        report = FocusReport(
+            key_facts=len(facts.claims), extraction=facts.extraction, **checked.fields()
+        )
+        if checked.failed:
+            return failed_judgment(checked, usage, self.name, report)
+        metadata = {"judge": self.name, **report.to_metadata()}
+        focus = checked.focus
         if focus is None:
             return Judgment.abstain(
                 "the output makes no statement to check", usage=usage, metadata=metadata
             )
-        off = report.off_topic
+        off = checked.off_topic
         reasoning = (
-            f"{len(report.checks) - len(off)} of the output's {len(report.checks)} statements "
-            f"are about the source's key facts (mean P(on topic) {focus:.2f})"
+            f"{len(checked.checks) - len(off)} of the output's {len(checked.checks)} "
+            f"statements are about the source's key facts (mean P(on topic) {focus:.2f})"
         )
         if off:
             reasoning += "; off-topic: " + "; ".join(short_name(c.statement) for c in off)
@@ -333,7 +373,7 @@ class FocusJudge(BaseJudge):
         return decide(
             reasoning,
             score=NumericScore(focus),
-            checks=focus_rows(report),
+            checks=focus_rows(checked),
             usage=usage,
             metadata=metadata,
         )

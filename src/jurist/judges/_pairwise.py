@@ -9,7 +9,7 @@ averaged; without them a win needs both orders to agree.
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from jurist.core import (
     BaseJudge,
@@ -19,12 +19,14 @@ from jurist.core import (
     JudgeKind,
     Judgment,
     Name,
+    Report,
     Status,
     Usage,
     gather_ordered,
     to_json_text,
 )
 from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, parameters
+from jurist.judges._common import ReportRow
 from jurist.judges._reading import Unreadable, json_object
 from jurist.llm import Model, Request, Response, field_probabilities
 from jurist.prompts import Prompt, PromptTemplate, RenderedPrompt, answer_schema
@@ -53,15 +55,47 @@ _EPSILON = 1e-9
 # the orders agreed on all three.
 ANSWER_SCHEMA = answer_schema("pairwise")
 
+Side = Literal["A", "B"]
+
+
+class PairwiseOrder(ReportRow):
+    """One order asked: the output shown first, the output its answer prefers, the label it
+    stated ("1" or "2", None when unreadable), P("1") and P("2") at the choice (None
+    without token probabilities), P(A better) read from them, the reason and the rendered
+    prompt's sha256."""
+
+    shown_first: Side
+    choice: Side
+    stated: str | None
+    probabilities: dict[str, float] | None
+    p_a: float | None
+    reason: str
+    prompt_sha256: str
+
+
+class PairwiseReport(Report, kind="pairwise"):
+    """A comparison of output A with output B: whether both orders were asked, the tie
+    margin, the rubric whose criteria were shown (None for none), how the decision was read
+    ("logprobs" or "stated"), P(A better) (None without token probabilities), whether the
+    two orders chose the same output (None with one order) and each order asked."""
+
+    both_orders: bool
+    tie_margin: float
+    rubric: str | None
+    method: Literal["logprobs", "stated"]
+    p_a: float | None
+    position_consistent: bool | None
+    orders: tuple[PairwiseOrder, ...]
+
 
 @dataclass(frozen=True)
 class _Order:
     """One of the two presentations: which output is shown first, and the prompt."""
 
-    shown_first: str  # "A" or "B"
+    shown_first: Side
     prompt: RenderedPrompt
 
-    def output_for(self, label: str) -> str:
+    def output_for(self, label: str) -> Side:
         """The output ("A" or "B") a shown label ("1" or "2") stands for."""
         first = label == _LABELS[0]
         if self.shown_first == "A":
@@ -74,7 +108,7 @@ class _OrderReading:
     """What one order's answer says, in terms of A and B."""
 
     order: _Order
-    choice: str  # "A" or "B": the output this order's answer prefers
+    choice: Side  # the output this order's answer prefers
     stated: str | None  # the label the answer states, if readable
     probabilities: dict[str, float] | None  # P("1"), P("2") at the choice token
     reason: str
@@ -87,16 +121,16 @@ class _OrderReading:
         label_of_a = _LABELS[0] if self.order.shown_first == "A" else _LABELS[1]
         return self.probabilities[label_of_a]
 
-    def record(self) -> dict[str, Any]:
-        return {
-            "shown_first": self.order.shown_first,
-            "choice": self.choice,
-            "stated": self.stated,
-            "probabilities": self.probabilities,
-            "p_a": self.p_a,
-            "reason": self.reason,
-            "prompt_sha256": self.order.prompt.sha256,
-        }
+    def record(self) -> PairwiseOrder:
+        return PairwiseOrder(
+            shown_first=self.order.shown_first,
+            choice=self.choice,
+            stated=self.stated,
+            probabilities=self.probabilities,
+            p_a=self.p_a,
+            reason=self.reason,
+            prompt_sha256=self.order.prompt.sha256,
+        )
 
 
 def _text(value: Any) -> str:
@@ -218,9 +252,6 @@ class PairwiseJudge(BaseJudge):
             "template": self.template.name,
             "model": model.name,
             "parameters": parameters(request),
-            "both_orders": self.both_orders,
-            "tie_margin": self.tie_margin,
-            "rubric": self.rubric.id if self.rubric is not None else None,
         }
 
     async def judge(self, ctx: Context) -> Judgment:
@@ -236,7 +267,9 @@ class PairwiseJudge(BaseJudge):
                 metadata={"judge": self.name, "missing": f"metadata.{OUTPUT_B}"},
             )
         a, b = ctx.output_text(), _text(ctx.metadata[OUTPUT_B])
-        shown = [("A", a, b), ("B", b, a)] if self.both_orders else [("A", a, b)]
+        shown: list[tuple[Side, str, str]] = (
+            [("A", a, b), ("B", b, a)] if self.both_orders else [("A", a, b)]
+        )
         contract = Prompt(self.template, ANSWER_SCHEMA).reading(_read, logprobs=True)
         got = await gather_ordered(
             ask(
@@ -293,11 +326,14 @@ class PairwiseJudge(BaseJudge):
             outcome = choices[0] if consistent is not False else "tie"
             confidence = None if consistent is None else float(consistent)
         status = {"A": Status.PASS, "B": Status.FAIL, "tie": Status.ABSTAIN}[outcome]
-        metadata.update(
+        report = PairwiseReport(
+            both_orders=self.both_orders,
+            tie_margin=self.tie_margin,
+            rubric=self.rubric.id if self.rubric is not None else None,
             method=method,
             p_a=p_a,
             position_consistent=consistent,
-            orders=[r.record() for r in readings],
+            orders=tuple(r.record() for r in readings),
         )
         return Judgment(
             status,
@@ -305,7 +341,7 @@ class PairwiseJudge(BaseJudge):
             _reasoning(outcome, p_a, readings, consistent),
             confidence=confidence,
             usage=usage,
-            metadata=metadata,
+            metadata={**metadata, **report.to_metadata()},
         )
 
 

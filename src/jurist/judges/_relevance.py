@@ -3,10 +3,9 @@ does the answer address the question? Both are yes/no questions decided on P(yes
 way an acceptance criterion is (the question as the goal, the passage or answer as the
 output), with their own templates."""
 
-from typing import Any
-
 from jurist.core import (
     BaseJudge,
+    Cause,
     Check,
     Context,
     JudgeKind,
@@ -14,6 +13,7 @@ from jurist.core import (
     MinScore,
     Name,
     NumericScore,
+    Report,
     Status,
     Threshold,
     Usage,
@@ -23,7 +23,8 @@ from jurist.core import (
 )
 from jurist.judges import rag
 from jurist.judges._ask import CallPolicy, ModelRef
-from jurist.judges._criteria import judge_criterion
+from jurist.judges._common import ReportRow, omitted_when_none
+from jurist.judges._criteria import CriterionReport, judge_criterion
 from jurist.llm import Model
 from jurist.prompts import PromptTemplate
 
@@ -32,9 +33,39 @@ PASSAGE_RELEVANT = "The passage contains information that helps answer the quest
 ANSWER_RELEVANT = "The answer addresses the question directly"
 
 
-def _shown(result: Judgment) -> str:
-    p_yes = result.metadata.get("p_yes")
-    return f"{p_yes:.2f}" if isinstance(p_yes, float) else str(result.metadata.get("answer"))
+class PassageVerdict(ReportRow):
+    """A passage judged: its number (from 1), whether it is relevant, P(yes) (None when the
+    model stated its answer without a confidence) and the reason."""
+
+    passage: int
+    relevant: bool
+    p_yes: float | None
+    reason: str
+
+
+class PassageFailure(ReportRow):
+    """A passage that could not be judged: its number, the cause and what went wrong."""
+
+    passage: int
+    cause: Cause | None
+    error: str
+
+
+class ContextRelevanceReport(Report, kind="context_relevance"):
+    """Each retrieved passage judged relevant to the question or not (or why it could not
+    be), with the threshold on P(yes) and the share of relevant passages needed to pass;
+    `cause` when some passage could not be judged (MIXED for several causes)."""
+
+    passages: tuple[PassageVerdict | PassageFailure, ...]
+    threshold: float
+    min_score: float
+    cause: Cause | None = omitted_when_none()
+
+
+def _shown(verdict: CriterionReport | None) -> str:
+    if verdict is None:
+        return "None"
+    return f"{verdict.p_yes:.2f}" if verdict.p_yes is not None else verdict.answer
 
 
 class ContextRelevanceJudge(BaseJudge):
@@ -80,48 +111,49 @@ class ContextRelevanceJudge(BaseJudge):
             )
             for passage in passages
         )
-        rows: list[dict[str, Any]] = []
+        rows: list[PassageVerdict | PassageFailure] = []
         checks: list[Check] = []
         for index, (passage, result) in enumerate(zip(passages, results, strict=True)):
             label = f"passage {index + 1}: {' '.join(passage.split())[:PASSAGE_NAME]}"
             if result.status not in (Status.PASS, Status.FAIL):
-                cause = result.metadata.get("cause")
-                rows.append({"passage": index + 1, "cause": cause, "error": result.reasoning})
+                cause = result.cause
+                rows.append(PassageFailure(passage=index + 1, cause=cause, error=result.reasoning))
                 checks.append(Check(label, False, f"ERROR ({cause}): {result.reasoning}"))
                 continue
+            verdict = CriterionReport.of(result)
             rows.append(
-                {
-                    "passage": index + 1,
-                    "relevant": result.passed,
-                    "p_yes": result.metadata.get("p_yes"),
-                    "reason": result.reasoning,
-                }
+                PassageVerdict(
+                    passage=index + 1,
+                    relevant=result.passed,
+                    p_yes=verdict.p_yes if verdict is not None else None,
+                    reason=result.reasoning,
+                )
             )
             checks.append(
-                Check(label, result.passed, f"P(relevant) = {_shown(result)}: {result.reasoning}")
+                Check(label, result.passed, f"P(relevant) = {_shown(verdict)}: {result.reasoning}")
             )
         first_call = next((r.metadata for r in results if "model" in r.metadata), {})
-        metadata = {
-            "judge": self.name,
-            **{
-                k: first_call[k]
-                for k in ("template", "prompt_sha256", "model", "parameters")
-                if k in first_call
-            },
-            "passages": rows,
-            "threshold": self.threshold,
-            "min_score": self.min_score,
+        call = {
+            k: first_call[k]
+            for k in ("template", "prompt_sha256", "model", "parameters")
+            if k in first_call
         }
+        report = ContextRelevanceReport(
+            passages=tuple(rows), threshold=self.threshold, min_score=self.min_score
+        )
         usage = Usage.total(r.usage for r in results)
         errored = [r for r in results if r.status not in (Status.PASS, Status.FAIL)]
         if errored:
-            causes = sorted({str(r.metadata.get("cause")) for r in errored})
+            causes = sorted({r.cause or Cause.ERROR for r in errored})
+            report = report.model_copy(
+                update={"cause": causes[0] if len(causes) == 1 else Cause.MIXED}
+            )
             return Judgment.error(
                 f"{len(errored)} of {len(passages)} passages could not be judged "
                 f"({', '.join(causes)}): {errored[0].reasoning}",
                 checks=checks,
                 usage=usage,
-                metadata={**metadata, "cause": causes[0] if len(causes) == 1 else "mixed"},
+                metadata={"judge": self.name, **call, **report.to_metadata()},
             )
         relevant_count = sum(1 for r in results if r.passed)
         score = relevant_count / len(passages)
@@ -133,7 +165,7 @@ class ContextRelevanceJudge(BaseJudge):
             tuple(checks),
             confidence=sum(confidences) / len(confidences) if confidences else None,
             usage=usage,
-            metadata=metadata,
+            metadata={"judge": self.name, **call, **report.to_metadata()},
         )
 
 

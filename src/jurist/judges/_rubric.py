@@ -10,6 +10,7 @@ from pydantic import JsonValue
 
 from jurist.core import (
     BaseJudge,
+    Cause,
     Check,
     Context,
     JudgeKind,
@@ -22,7 +23,7 @@ from jurist.core import (
 )
 from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._reading import Reading, ScoreClassifier, Unreadable, json_object
-from jurist.judges._rubric_result import CriterionResult, RubricResult, TokensUsed
+from jurist.judges._rubric_result import CriterionResult, RubricReport, RubricResult, TokensUsed
 from jurist.llm import Model, ModelError, Response
 from jurist.prompts import Prompt, PromptTemplate, answer_schema
 from jurist.rubrics import Rubric, RubricCriterion, RubricExample, get_rubric
@@ -240,19 +241,21 @@ class RubricJudge(BaseJudge):
             usage=usage,
             metadata={
                 "judge": self.name,
-                "rubric": self.rubric.id,
                 "template": self.template.name,
                 "model": result.llm_model,
                 "parameters": called,
-                "methods": sorted({r.method for r in result.criteria_results}),
-                "rubric_result": result.model_dump(mode="json"),
+                **RubricReport(
+                    rubric=self.rubric.id,
+                    methods=tuple(sorted({r.method for r in result.criteria_results})),
+                    rubric_result=result,
+                ).to_metadata(),
             },
         )
 
     def _error(
         self, failed: list[_Failed], scored: list[CriterionResult], usage: Usage | None
     ) -> Judgment:
-        causes = {f.criterion: f.judgment.metadata.get("cause", "error") for f in failed}
+        causes = {f.criterion: f.judgment.cause or Cause.ERROR for f in failed}
         first = failed[0].judgment
         reason = f"criterion {failed[0].criterion!r}: {first.reasoning}"
         if len(failed) > 1:
@@ -264,7 +267,7 @@ class RubricJudge(BaseJudge):
             metadata={
                 "judge": self.name,
                 "rubric": self.rubric.id,
-                "cause": first.metadata.get("cause", "error"),
+                "cause": first.cause or Cause.ERROR,
                 "causes": causes,
                 "error": first.error_info,
                 "scored": [r.model_dump(mode="json") for r in scored],

@@ -1,10 +1,13 @@
-"""What a rubric judgment holds, in the shape QV's output schema gives it."""
+"""What a rubric judgment holds: the rubric's verdict (overall and per-criterion scores,
+essential failures, what judging cost and how it was asked), kept in the judgment as the
+rubric report."""
 
-from typing import Any
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jurist.core import Judgment
+from jurist.core import Judgment, Report
+from jurist.judges._common import omitted_when_none
 
 
 class TokensUsed(BaseModel):
@@ -62,18 +65,28 @@ class RubricResult(BaseModel):
 
     @classmethod
     def from_judgment(cls, judgment: Judgment) -> "RubricResult":
-        """The result a RubricJudge's judgment carries; KeyError when it has none (an
-        ERROR judgment carries none)."""
-        data: Any = judgment.metadata.get("rubric_result")
-        if data is None:
+        """The result the judgment's rubric report holds, for a caller that needs one;
+        KeyError when it holds no rubric report (an ERROR judgment holds none)."""
+        report = RubricReport.of(judgment)
+        if report is None:
             raise KeyError(f"the judgment ({judgment.status.value}) holds no rubric result")
-        return cls.model_validate(_thawed(data))
+        return report.rubric_result
 
 
-def _thawed(value: Any) -> Any:
-    # Judgment metadata is frozen into mappings and tuples; pydantic wants dicts and lists.
-    if hasattr(value, "items"):
-        return {k: _thawed(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_thawed(v) for v in value]
-    return value
+class RubricReport(Report, kind="rubric"):
+    """A rubric judged: its id, how the criteria's scores were read ("logprobs",
+    "stated"), and the result; `aligned` when saved alignments mapped the result onto the
+    human scale (per dimension, None where the result lacks a signal the alignment needs).
+
+    `RubricReport.of` also reads a report of a kind derived from this one (the mean of
+    sampled rubric judgments), so whoever reads a rubric's result reads theirs too."""
+
+    rubric: str
+    methods: tuple[str, ...]
+    rubric_result: RubricResult
+    aligned: dict[str, float | None] | None = omitted_when_none()
+
+    @classmethod
+    def of(cls, judgment: Judgment) -> Self | None:
+        report = Report.of(judgment)
+        return report if isinstance(report, cls) else None

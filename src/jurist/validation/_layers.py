@@ -11,9 +11,8 @@ type `layer_error` with the cause.
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from jurist.core import Cause, Context, Judge, Judgment, NumericScore, Status, normalize
 from jurist.judges import (
@@ -177,21 +176,21 @@ def read_criteria(judgment: Judgment) -> LayerReading:
     errored = list(report.errored_criteria)
     rows = {row.criterion: row for row in report.criteria}
     issues = [_criterion_issue(c, rows.get(c)) for c in failed]
-    issues += [
-        layer_error(
-            ValidationType.CRITERIA,
-            f"criterion {c!r} could not be judged: {row.reason if row else ''}",
-            (row.cause if row and row.cause else Cause.ERROR).value,
-        )
-        for c in errored
-        for row in [rows.get(c)]
-    ]
+    issues += [_unjudged_issue(c, rows.get(c)) for c in errored]
     total = len(passed) + len(failed) + len(errored)
     return LayerReading(
         issues,
         confidence=len(passed) / total if total else 1.0,
         passed_criteria=passed,
         failed_criteria=failed,
+    )
+
+
+def _unjudged_issue(criterion: str, row: CriterionRow | None) -> ValidationIssue:
+    reason = row.reason if row is not None else ""
+    cause = row.cause if row is not None and row.cause is not None else Cause.ERROR
+    return layer_error(
+        ValidationType.CRITERIA, f"criterion {criterion!r} could not be judged: {reason}", cause
     )
 
 
