@@ -8,6 +8,7 @@ import pytest
 from jurist import Context, Judgment, Usage
 from jurist.calibration import SentenceChecks, calibrate
 from jurist.data import load_labelled
+from jurist.judges import SentencesReport
 from jurist.judges._sentences import SentenceChecksJudge
 from jurist.llm import Request, Response
 from jurist.rubrics import get_rubric
@@ -88,7 +89,8 @@ async def test_a_judgment_reads_as_scores_seconds_and_signals():
 def test_an_error_has_no_reading_and_an_abstention_no_scores():
     method = SentenceChecks()
     assert method.read(Judgment.error("model down", metadata={"cause": "unavailable"})) is None
-    abstained = Judgment.abstain("no text", metadata={"dimensions": ["coherence", "fluency"]})
+    no_text = SentencesReport(dimensions=("coherence", "fluency"))
+    abstained = Judgment.abstain("no text", metadata=no_text.to_metadata())
     reading = method.read(abstained)
     assert reading is not None
     assert reading.scores == {"coherence": None, "fluency": None}

@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from jurist.core import Context, NumericScore, Status
-from jurist.judges._sentences import SentenceChecksJudge
+from jurist.core import Cause, Context, NumericScore, Status
+from jurist.judges import ClaimsReport, SentencesReport
+from jurist.judges._sentences import Question, SentenceChecksJudge
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
@@ -297,3 +298,52 @@ async def test_a_model_that_cannot_be_had_is_an_error_for_every_check():
     assert result.metadata["cause"] == "unavailable"
     assert "6 of 6" in result.reasoning
     assert "OPENAI_API_KEY" in result.reasoning
+
+
+# The sentences report
+
+
+async def test_the_sentences_report_reads_typed():
+    model = routed(full_table())
+    result = await SentenceChecksJudge(model).judge(Context("", output=OUTPUT))
+    report = SentencesReport.of(result)
+    assert report is not None
+    assert report.dimensions == ("fluency", "coherence")
+    assert (report.sentences, report.checked_sentences, report.threshold) == (3, 3, 3.0)
+    fluency = report.dimension("fluency")
+    assert fluency is not None
+    assert fluency.p_min == pytest.approx(0.3)
+    assert fluency.weakest_sentence == 3
+    assert report.dimension("coherence") == report.coherence
+    assert report.dimension("relevance") is None
+    checks = report.checks or ()
+    assert [(c.question, c.sentence) for c in checks][:4] == [
+        (Question.FLUENT, 1),
+        (Question.FLUENT, 2),
+        (Question.FLUENT, 3),
+        (Question.OPENING, 1),
+    ]
+    assert checks[2].answer == "no"
+    assert checks[2].cause is None
+    assert "cause" not in result.metadata["checks"][2]  # a check that did not fail has none
+    assert ClaimsReport.of(result) is None
+
+
+async def test_a_failed_check_reads_with_its_cause_and_no_aggregate():
+    model = routed(full_table(follows_second=ModelError(ErrorKind.UNAVAILABLE, "down")))
+    result = await SentenceChecksJudge(model).judge(Context("", output=OUTPUT))
+    report = SentencesReport.of(result)
+    assert report is not None
+    assert result.cause is Cause.MODEL_UNAVAILABLE
+    (failed,) = [c for c in report.checks or () if c.cause is not None]
+    assert (failed.cause, failed.method, failed.p_yes) == (Cause.MODEL_UNAVAILABLE, "none", None)
+    assert "down" in (failed.error or "")
+    assert report.dimension("coherence") is None
+    assert report.threshold is None
+
+
+async def test_an_output_with_no_text_reports_only_the_dimensions():
+    result = await SentenceChecksJudge(routed({}), dimensions=["fluency"]).judge(Context(""))
+    report = SentencesReport.of(result)
+    assert report == SentencesReport(dimensions=("fluency",))
+    assert "sentences" not in result.metadata

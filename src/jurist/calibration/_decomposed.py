@@ -5,7 +5,7 @@ on the 1-5 scale of SummEval's human ratings, instead of one "rate it 1-5" quest
 small model answers with 4 whatever it reads.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from jurist.calibration._methods import (
@@ -15,7 +15,7 @@ from jurist.calibration._methods import (
     seconds_of,
 )
 from jurist.core import Judge, Judgment, Status
-from jurist.judges import SentenceChecksJudge
+from jurist.judges import SentenceChecksJudge, SentencesReport
 from jurist.llm import Model
 from jurist.rubrics import Rubric
 
@@ -37,25 +37,19 @@ class SentenceChecks(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        meta: Mapping[str, object] = judgment.metadata
+        report = SentencesReport.of(judgment)
         seconds = seconds_of(judgment)
-        named = meta.get("dimensions")
-        dimensions: list[str] = []
-        if isinstance(named, Sequence) and not isinstance(named, str):
-            dimensions = [d for d in named if isinstance(d, str)]
         scores: dict[str, float | None] = {}
         signals: dict[str, float] = {}
-        for dimension in dimensions:
-            found = meta.get(dimension)
-            result = found if isinstance(found, Mapping) else {}
-            p_mean, p_min, checks = result.get("p_mean"), result.get("p_min"), result.get("checks")
-            if not isinstance(p_mean, float | int):
+        if report is None:
+            return MethodScores(scores=scores, seconds=seconds, signals=signals)
+        for dimension in report.dimensions:
+            result = report.dimension(dimension)
+            if result is None:
                 scores[dimension] = None
                 continue
-            scores[dimension] = 1.0 + 4.0 * float(p_mean)
-            signals[f"{dimension}.p_mean"] = float(p_mean)
-            if isinstance(p_min, float | int):
-                signals[f"{dimension}.p_min"] = float(p_min)
-            if isinstance(checks, int):
-                signals[f"{dimension}.checks"] = float(checks)
+            scores[dimension] = 1.0 + 4.0 * result.p_mean
+            signals[f"{dimension}.p_mean"] = result.p_mean
+            signals[f"{dimension}.p_min"] = result.p_min
+            signals[f"{dimension}.checks"] = float(result.checks)
         return MethodScores(scores=scores, seconds=seconds, signals=signals)

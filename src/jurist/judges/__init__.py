@@ -85,7 +85,12 @@ from jurist.judges._retrieval import Passage, Retriever, UnknownSource
 from jurist.judges._rubric import RubricJudge
 from jurist.judges._rubric_result import CriterionResult, RubricReport, RubricResult, TokensUsed
 from jurist.judges._schema import JsonJudge, SchemaJudge
-from jurist.judges._sentences import SentenceChecksJudge
+from jurist.judges._sentences import (
+    SentenceCheckRow,
+    SentenceChecksJudge,
+    SentenceDimensionRow,
+    SentencesReport,
+)
 from jurist.judges._sources import SourceCountJudge
 from jurist.judges._support import (
     ClaimCheck,
@@ -171,7 +176,10 @@ __all__ = [
     "RubricResult",
     "SchemaJudge",
     "ScoreClassifier",
+    "SentenceCheckRow",
     "SentenceChecksJudge",
+    "SentenceDimensionRow",
+    "SentencesReport",
     "SharedClaimExtractor",
     "SourceCountJudge",
     "StatementCheck",

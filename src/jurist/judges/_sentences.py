@@ -19,10 +19,11 @@ last lines and a handful of generated tokens.
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from jurist.core import (
     BaseJudge,
+    Cause,
     Check,
     Context,
     Count,
@@ -30,11 +31,13 @@ from jurist.core import (
     Judgment,
     Name,
     NumericScore,
+    Report,
     Usage,
     gather_ordered,
 )
 from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._claims import split_sentences
+from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._reading import Unreadable, json_object
 from jurist.llm import Model, ModelError, Response, field_probabilities
 from jurist.prompts import Prompt
@@ -60,6 +63,57 @@ class Question(StrEnum):
     FOLLOWS = "follows"  # follows sensibly from what comes before
 
 
+# How an answer was read: P(yes) at its token, the word stated, or none (the check failed);
+# a dimension whose checks were read both ways is "mixed".
+AnswerMethod = Literal["logprobs", "stated", "none"]
+
+
+class SentenceCheckRow(ReportRow):
+    """One sentence check as the report lists it; `cause` and `error` only when it failed."""
+
+    dimension: str
+    question: Question
+    sentence: int
+    text: str
+    p_yes: float | None
+    answer: Literal["yes", "no"] | None
+    method: AnswerMethod
+    cause: Cause | None = omitted_when_none()
+    error: str | None = omitted_when_none()
+
+
+class SentenceDimensionRow(ReportRow):
+    """A dimension's checks aggregated (see SentenceDimension)."""
+
+    score: float
+    p_mean: float
+    p_min: float
+    checks: int
+    weakest_sentence: int
+    method: Literal["logprobs", "stated", "mixed"]
+
+
+class SentencesReport(Report, kind="sentences"):
+    """The per-sentence checks of an output: the `dimensions` asked, how many `sentences`
+    the output has and how many were checked, every check, and, once every check was
+    answered, each dimension's aggregate under its name with the `threshold` it had to
+    reach. An output with no text reports only the dimensions."""
+
+    dimensions: tuple[str, ...]
+    sentences: int | None = omitted_when_none()
+    checked_sentences: int | None = omitted_when_none()
+    fluency: SentenceDimensionRow | None = omitted_when_none()
+    coherence: SentenceDimensionRow | None = omitted_when_none()
+    threshold: float | None = omitted_when_none()
+    checks: tuple[SentenceCheckRow, ...] | None = omitted_when_none()
+
+    def dimension(self, name: str) -> SentenceDimensionRow | None:
+        """The aggregate of the dimension `name`; None when it was not asked or not every
+        check of it was answered."""
+        found = {FLUENCY: self.fluency, COHERENCE: self.coherence}.get(name)
+        return found if name in self.dimensions else None
+
+
 @dataclass(frozen=True)
 class _Asked:
     dimension: str
@@ -83,24 +137,23 @@ class SentenceCheck:
     sentence: int
     text: str
     p_yes: float | None
-    answer: str | None = None
-    method: str = "logprobs"
-    cause: str | None = None
+    answer: Literal["yes", "no"] | None = None
+    method: AnswerMethod = "logprobs"
+    cause: Cause | None = None
     error: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        shown: dict[str, Any] = {
-            "dimension": self.dimension,
-            "question": self.question.value,
-            "sentence": self.sentence,
-            "text": self.text,
-            "p_yes": self.p_yes,
-            "answer": self.answer,
-            "method": self.method,
-        }
-        if self.cause is not None:
-            shown.update(cause=self.cause, error=self.error)
-        return shown
+    def row(self) -> SentenceCheckRow:
+        return SentenceCheckRow(
+            dimension=self.dimension,
+            question=self.question,
+            sentence=self.sentence,
+            text=self.text,
+            p_yes=self.p_yes,
+            answer=self.answer,
+            method=self.method,
+            cause=self.cause,
+            error=self.error if self.cause is not None else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -112,21 +165,21 @@ class SentenceDimension:
     p_min: float
     checks: int
     weakest: int  # the sentence with the lowest P(yes)
-    method: str  # "logprobs", "stated", or "mixed"
+    method: Literal["logprobs", "stated", "mixed"]
 
     @property
     def score(self) -> float:
         return 1.0 + 4.0 * self.p_mean
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "score": self.score,
-            "p_mean": self.p_mean,
-            "p_min": self.p_min,
-            "checks": self.checks,
-            "weakest_sentence": self.weakest,
-            "method": self.method,
-        }
+    def row(self) -> SentenceDimensionRow:
+        return SentenceDimensionRow(
+            score=self.score,
+            p_mean=self.p_mean,
+            p_min=self.p_min,
+            checks=self.checks,
+            weakest_sentence=self.weakest,
+            method=self.method,
+        )
 
 
 def _dimensions(chosen: Sequence[str]) -> tuple[str, ...]:
@@ -149,13 +202,16 @@ def aggregate(name: str, checks: Sequence[SentenceCheck]) -> SentenceDimension:
         raise ValueError(f"{name}: every check needs a P(yes) to be aggregated")
     weakest = min(checks, key=lambda check: check.p_yes if check.p_yes is not None else 1.0)
     methods = {check.method for check in checks}
+    method = methods.pop() if len(methods) == 1 else "mixed"
+    if method == "none":
+        raise ValueError(f"{name}: a failed check cannot be aggregated")
     return SentenceDimension(
         name,
         sum(probabilities) / len(probabilities),
         min(probabilities),
         len(checks),
         weakest.sentence,
-        methods.pop() if len(methods) == 1 else "mixed",
+        method,
     )
 
 
@@ -200,27 +256,31 @@ class SentenceChecksJudge(BaseJudge):
     async def judge(self, ctx: Context) -> Judgment:
         output = ctx.output_text()
         every = split_sentences(output)
-        base: dict[str, Any] = {"judge": self.name, "dimensions": list(self.dimensions)}
         if not every:
-            return Judgment.abstain("the output has no text to judge", metadata=base)
+            report = SentencesReport(dimensions=self.dimensions)
+            return Judgment.abstain(
+                "the output has no text to judge",
+                metadata={"judge": self.name, **report.to_metadata()},
+            )
         sentences = every[: self.max_sentences]
-        base |= {"sentences": len(every), "checked_sentences": len(sentences)}
+        counted = SentencesReport(
+            dimensions=self.dimensions, sentences=len(every), checked_sentences=len(sentences)
+        )
         asked = self._questions(sentences)
         try:
             model = self.model.get()
         except ModelError as exc:
-            failed = [_failed(q, exc.kind.value, str(exc.cause)) for q in asked]
-            return self._errored(failed, None, base)
+            failed = [_failed(q, Cause(exc.kind.value), str(exc.cause)) for q in asked]
+            return self._errored(failed, None, counted, {})
         # Created in order, so the calls reach a one-at-a-time runtime in order: the checks
         # of one dimension follow each other and share their prompt up to the last line.
         results = await gather_ordered(self._ask(model, output, q) for q in asked)
         checks = [check for check, _, _ in results]
         usage = Usage.total(used for _, used, _ in results)
         first_call = next((meta for _, _, meta in results if meta), {})
-        metadata = {**base, **first_call}
         if any(check.cause is not None for check in checks):
-            return self._errored(checks, usage, metadata)
-        return self._decided(checks, usage, metadata)
+            return self._errored(checks, usage, counted, first_call)
+        return self._decided(checks, usage, counted, first_call)
 
     def _questions(self, sentences: Sequence[str]) -> list[_Asked]:
         asked: list[_Asked] = []
@@ -250,28 +310,38 @@ class SentenceChecksJudge(BaseJudge):
         )
         if isinstance(got, Judgment):
             failure = Failure.of(got)
-            return _failed(asked, failure.cause.value, failure.error), got.usage, failure.call
+            return _failed(asked, failure.cause, failure.error), got.usage, failure.call
         return got.value, got.usage, got.call
 
     def _errored(
-        self, checks: Sequence[SentenceCheck], usage: Usage | None, metadata: Mapping[str, Any]
+        self,
+        checks: Sequence[SentenceCheck],
+        usage: Usage | None,
+        counted: SentencesReport,
+        call: Mapping[str, Any],
     ) -> Judgment:
         failed = [check for check in checks if check.cause is not None]
-        causes = sorted({str(check.cause) for check in failed})
+        causes = sorted({check.cause for check in failed if check.cause is not None})
         first = failed[0]
+        report = counted.model_copy(update={"checks": tuple(check.row() for check in checks)})
         return Judgment.error(
             f"{len(failed)} of {len(checks)} sentence checks failed ({', '.join(causes)}); "
             f"{first.dimension} of sentence {first.sentence}: {first.error}",
             usage=usage,
             metadata={
-                **metadata,
-                "cause": causes[0] if len(causes) == 1 else "mixed",
-                "checks": [check.as_dict() for check in checks],
+                "judge": self.name,
+                **call,
+                **report.to_metadata(),
+                "cause": causes[0] if len(causes) == 1 else Cause.MIXED,
             },
         )
 
     def _decided(
-        self, checks: Sequence[SentenceCheck], usage: Usage | None, metadata: Mapping[str, Any]
+        self,
+        checks: Sequence[SentenceCheck],
+        usage: Usage | None,
+        counted: SentencesReport,
+        call: Mapping[str, Any],
     ) -> Judgment:
         results = [
             aggregate(name, [check for check in checks if check.dimension == name])
@@ -288,23 +358,24 @@ class SentenceChecksJudge(BaseJudge):
         ]
         lowest = min(result.score for result in results)
         reasoning = "; ".join(check.message for check in summary)
-        if metadata.get("checked_sentences") != metadata.get("sentences"):
+        if counted.checked_sentences != counted.sentences:
             reasoning += (
-                f" (the first {metadata.get('checked_sentences')} of "
-                f"{metadata.get('sentences')} sentences)"
+                f" (the first {counted.checked_sentences} of {counted.sentences} sentences)"
             )
+        report = counted.model_copy(
+            update={
+                **{result.name: result.row() for result in results},
+                "threshold": self.threshold,
+                "checks": tuple(check.row() for check in checks),
+            }
+        )
         decide = Judgment.ok if all(check.passed for check in summary) else Judgment.fail
         return decide(
             reasoning,
             score=NumericScore(lowest, 1.0, 5.0),
             checks=summary,
             usage=usage,
-            metadata={
-                **metadata,
-                **{result.name: result.as_dict() for result in results},
-                "threshold": self.threshold,
-                "checks": [check.as_dict() for check in checks],
-            },
+            metadata={"judge": self.name, **call, **report.to_metadata()},
         )
 
 
@@ -314,12 +385,14 @@ def _read(asked: _Asked, response: Response) -> SentenceCheck:
     word = said.strip().lower() if isinstance(said, str) else None
     if word not in YES_NO:
         raise Unreadable(f'"answer" is {said!r}, not "yes" or "no"')
+    yes = word == "yes"
     found = field_probabilities(response.logprobs, "answer", YES_NO)
     probabilities = found[0] if found else None
+    method: AnswerMethod
     if probabilities is None:
         # No probabilities at the answer (a model without them): the stated answer, marked
         # as such, so a share of yeses is never mistaken for a mean probability.
-        p_yes, method = (1.0 if word == "yes" else 0.0), "stated"
+        p_yes, method = (1.0 if yes else 0.0), "stated"
     else:
         p_yes, method = float(probabilities["yes"]), "logprobs"
     return SentenceCheck(
@@ -328,12 +401,12 @@ def _read(asked: _Asked, response: Response) -> SentenceCheck:
         asked.sentence,
         _shortened(asked.text),
         p_yes,
-        word,
+        "yes" if yes else "no",
         method,
     )
 
 
-def _failed(asked: _Asked, cause: str, error: str) -> SentenceCheck:
+def _failed(asked: _Asked, cause: Cause, error: str) -> SentenceCheck:
     return SentenceCheck(
         asked.dimension,
         asked.question,
