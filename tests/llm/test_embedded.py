@@ -13,7 +13,14 @@ import pytest
 
 from jurist.llm import ErrorKind, ModelError, Request
 from jurist.llm._catalog import CATALOG
-from jurist.llm._embedded import EmbeddedModel, LoadOptions, _Runtime
+from jurist.llm._embedded import (
+    SPEED_MARGIN,
+    EmbeddedModel,
+    LoadOptions,
+    _Runtime,
+    measured_speed,
+    time_limit_s,
+)
 from jurist.llm._get_model import get_model
 from jurist.llm._weights import prepare_weights
 from jurist.llm._wrapper import identity
@@ -197,3 +204,30 @@ def test_ctrl_c_mid_generation_leaves_without_waiting_for_it(tmp_path: Path):
     assert code == 130, said
     assert "interrupted" in said
     assert "Fatal Python error" not in said
+
+
+async def test_the_time_limit_follows_the_measured_speed(settings: Settings):
+    # A limit far below what any generation takes: fixed, it would cut every answer short.
+    # Once the runtime has measured its speed, the limit is what the tokens asked for take
+    # at that speed (with a margin), so a slow machine's answers are not turned into ERRORs.
+    model = get_model(SMALL, settings=settings)
+    counting = "Count from 1 to 60, separated by commas."
+    await model.complete(question(counting, max_tokens=40, temperature=0.0))
+    await model.complete(question(counting + " Then stop.", max_tokens=40, temperature=0.0))
+
+    answer = await model.complete(
+        question("Count from 1 to 60, one number per line.", max_tokens=40, timeout_s=0.001)
+    )
+
+    assert answer.text
+    assert answer.usage.output_tokens > 1
+
+
+def test_the_time_limit_is_the_slowest_recent_speed_times_the_tokens_with_a_margin():
+    request = Request.of("x", max_tokens=100, timeout_s=10.0)
+    assert time_limit_s(request, []) == 10.0  # nothing measured yet: the configured limit
+    assert time_limit_s(request, [50.0, 5.0]) == SPEED_MARGIN * 100 / 5.0
+    assert time_limit_s(request, [400.0]) == 10.0  # never below the configured limit
+    assert time_limit_s(Request.of("x", timeout_s=None), [5.0]) is None
+    assert measured_speed({"timings": {"predicted_n": 40, "predicted_ms": 2000.0}}) == 20.0
+    assert measured_speed({"timings": {"predicted_n": 3, "predicted_ms": 10.0}}) is None

@@ -16,7 +16,8 @@ import importlib.util
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,9 @@ class _Runtime:
         started = time.perf_counter()
         self.server = xllamacpp.Server(params)
         self.load_seconds = time.perf_counter() - started
+        # Decoding speeds of the latest generations (tokens a second), which the time limit
+        # of the next one follows: a machine shared with another process decodes slower.
+        self.speeds: deque[float] = deque(maxlen=SPEEDS_KEPT)
 
     def generate(self, payload: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """The completion and the milliseconds it took, not counting the time in the queue."""
@@ -79,6 +83,37 @@ class _Runtime:
         finally:
             _generating.clear()
         return result, (time.perf_counter() - started) * 1000
+
+
+# How many latest generations the measured speed is taken over, the fewest tokens a
+# generation needs to count (a short one is mostly start-up), and how much slower than the
+# slowest of them a generation may run before it counts as stuck.
+SPEEDS_KEPT = 8
+MIN_MEASURED_TOKENS = 16
+SPEED_MARGIN = 4.0
+
+
+def measured_speed(raw: dict[str, Any]) -> float | None:
+    """Tokens a second the runtime decoded at in this completion, when it decoded enough
+    tokens to tell."""
+    timings = raw.get("timings") or {}
+    produced = int(timings.get("predicted_n") or 0)
+    spent_ms = float(timings.get("predicted_ms") or 0.0)
+    if produced < MIN_MEASURED_TOKENS or spent_ms <= 0:
+        return None
+    return produced / (spent_ms / 1000)
+
+
+def time_limit_s(request: Request, speeds: Iterable[float]) -> float | None:
+    """How long a generation may decode: the request's limit, raised to what its tokens
+    take at the slowest recently measured speed, with a margin. A fixed limit would cut
+    short a generation that is only slow because another process shares the cores."""
+    if request.timeout_s is None:
+        return None
+    slowest = min(speeds, default=None)
+    if slowest is None or request.max_tokens is None:
+        return request.timeout_s
+    return max(request.timeout_s, SPEED_MARGIN * request.max_tokens / slowest)
 
 
 _runtimes: dict[tuple[Path, LoadOptions], _Runtime] = {}
@@ -182,24 +217,30 @@ class EmbeddedModel:
         # The runtime serves one choice per call: samples are drawn one after another, each
         # with its own seed so that they differ and stay reproducible.
         for index in range(request.n):
-            payload = self._payload(request, index)
+            limit_s = time_limit_s(request, runtime.speeds)
+            payload = self._payload(request, index, limit_s)
             raw, latency_ms = await loop.run_in_executor(_generations, runtime.generate, payload)
-            response = self._response(raw, request, latency_ms)
+            speed = measured_speed(raw)
+            if speed is not None:
+                runtime.speeds.append(speed)
+            response = self._response(raw, request, latency_ms, limit_s)
             choices.extend(response.choices)
             usages.append(response.usage)
         return Response.from_choices(choices, Usage.total(usages) or Usage())
 
-    def _payload(self, request: Request, index: int) -> dict[str, Any]:
+    def _payload(self, request: Request, index: int, limit_s: float | None) -> dict[str, Any]:
         single = dataclasses.replace(request, n=1)
         payload = chat_payload(single, self._name, "json_schema")
         if request.seed is not None:
             payload["seed"] = request.seed + index
-        if request.timeout_s is not None:
+        if limit_s is not None:
             # A soft limit: the runtime stops at the first newline after it has passed.
-            payload["t_max_predict_ms"] = int(request.timeout_s * 1000)
+            payload["t_max_predict_ms"] = int(limit_s * 1000)
         return payload
 
-    def _response(self, raw: dict[str, Any], request: Request, latency_ms: float) -> Response:
+    def _response(
+        self, raw: dict[str, Any], request: Request, latency_ms: float, limit_s: float | None
+    ) -> Response:
         error = raw.get("error")
         if error is not None:
             raise _runtime_error(self._name, error)
@@ -209,25 +250,23 @@ class EmbeddedModel:
             latency_ms=latency_ms,
             want_json=request.json_schema is not None,
         )
-        if _stopped_by_time(raw, request):
+        if limit_s is not None and _stopped_by_time(raw, request, limit_s):
             raise ModelError(
                 ErrorKind.TIMEOUT,
-                f"generation passed the {request.timeout_s} s limit and was cut short",
+                f"generation passed the {limit_s:g} s limit and was cut short",
                 model=self._name,
                 retryable=False,
             )
         return response
 
 
-def _stopped_by_time(raw: dict[str, Any], request: Request) -> bool:
-    if request.timeout_s is None:
-        return False
+def _stopped_by_time(raw: dict[str, Any], request: Request, limit_s: float) -> bool:
     timings = raw.get("timings") or {}
     choices = raw.get("choices") or [{}]
     produced = int(timings.get("predicted_n") or 0)
     return bool(
         choices[0].get("finish_reason") == "length"
-        and float(timings.get("predicted_ms") or 0.0) >= request.timeout_s * 1000
+        and float(timings.get("predicted_ms") or 0.0) >= limit_s * 1000
         and (request.max_tokens is None or produced < request.max_tokens)
     )
 
