@@ -4,12 +4,14 @@ import json
 
 import pytest
 
-from jurist.core import CategoricalScore, Context, Judgment, Status, Usage
+from jurist.core import CategoricalScore, Cause, Context, Judgment, Status, Usage
 from jurist.judges import (
     Action,
     Decision,
+    ResearchReport,
     ResearchVerdict,
     ResearchVerdictJudge,
+    SentencesReport,
     decide,
     refine_until_pass,
 )
@@ -485,3 +487,37 @@ async def test_a_producer_may_return_a_whole_context():
     result = await refine_until_pass(produce, judge, research(), max_retries=0)
     assert result.findings == "new findings"
     assert "0.42" in model.requests[0].messages[-1].content
+
+
+# The research report
+
+
+async def test_the_research_report_reads_typed_with_its_adjustments():
+    judge, _ = judge_with(stated("PASS", constraint_compliance="no", coverage="partial"))
+    result = await judge.judge(research())
+    report = ResearchReport.of(result)
+    assert report is not None
+    assert report.verdict == "NEEDS_REFINEMENT"
+    assert report.method == "stated"
+    assert (report.signals.coverage, report.signals.constraint_compliance) == ("partial", "no")
+    assert report.hint_source == "signals"
+    assert report.stated["verdict"] == "PASS"
+    (change,) = report.adjustments
+    assert (change.rule, change.field, change.from_, change.to) == (
+        "pass_with_no",
+        "verdict",
+        "PASS",
+        "NEEDS_REFINEMENT",
+    )
+    assert report.constraints == ("use sources from 2024",)
+    assert report.reported_confidence == 0.8
+    assert result.metadata["report"] == "research"
+    assert SentencesReport.of(result) is None
+
+
+async def test_bad_input_is_an_abstention_with_a_typed_cause_and_no_report():
+    judge, _ = judge_with()
+    result = await judge.judge(research(confidence="high"))
+    assert result.cause is Cause.BAD_INPUT
+    assert ResearchReport.of(result) is None
+    assert decide(result, 0, 1).action is Action.ASK_USER

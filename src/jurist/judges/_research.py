@@ -15,9 +15,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from pydantic import ConfigDict, Field
+
 from jurist.core import (
     BaseJudge,
     CategoricalScore,
+    Cause,
     Check,
     Context,
     JsonRoundTrip,
@@ -26,11 +29,13 @@ from jurist.core import (
     Judgment,
     JuristError,
     Name,
+    Report,
     Status,
     record,
     run_judge,
 )
 from jurist.judges._ask import CallPolicy, ModelRef, ask
+from jurist.judges._common import ReportRow
 from jurist.judges._reading import Unreadable, json_object, words
 from jurist.llm import Model, Response, field_probabilities
 from jurist.prompts import Prompt, PromptTemplate, answer_schema
@@ -75,6 +80,44 @@ _HINT_PHRASES: Mapping[str, str] = MappingProxyType(
     }
 )
 _FALLBACK_HINT = "revise the findings so they answer the request fully"
+
+
+class ResearchSignals(ReportRow):
+    """The four signals of a research verdict, as settled."""
+
+    coverage: Grade
+    relevance: Grade
+    constraint_compliance: Grade
+    confidence_acceptable: YesNo
+
+
+class ResearchAdjustment(ReportRow):
+    """A rule the model's answer broke and the change it made: `field` went `from` -> `to`."""
+
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+
+    rule: Literal["min_confidence", "off_topic", "pass_with_no"]
+    field: str
+    from_: str = Field(alias="from")
+    to: str
+
+
+class ResearchReport(Report, kind="research"):
+    """What a research verdict rests on: the settled `signals` and `verdict`, the hint for
+    the researcher and where it came from (the model, or built from the weak signals), the
+    labels' probabilities and the labels `stated`, every `adjustment` a rule made, and the
+    constraints and confidence the researcher reported."""
+
+    method: Literal["logprobs", "stated"]
+    signals: ResearchSignals
+    verdict: VerdictLabel
+    refinement_hint: str
+    hint_source: Literal["model", "signals"]
+    probabilities: dict[str, dict[str, float]]
+    stated: dict[str, str]
+    adjustments: tuple[ResearchAdjustment, ...]
+    constraints: tuple[str, ...]
+    reported_confidence: float | None
 
 
 class _BadInput(JuristError, ValueError):
@@ -186,7 +229,7 @@ class _Settled:
     signals: dict[str, str]
     verdict: str
     confidence: float | None
-    adjustments: list[dict[str, str]]
+    adjustments: list[ResearchAdjustment]
     forced: set[str]
 
 
@@ -197,7 +240,7 @@ def _settle(answer: _Answer, reported: float | None, minimum: float | None) -> _
     signals = dict(answer.signals)
     verdict = answer.verdict
     confidence = answer.probabilities.get("verdict", {}).get(verdict)
-    adjustments: list[dict[str, str]] = []
+    adjustments: list[ResearchAdjustment] = []
     forced: set[str] = set()
 
     def certainty(signal: str) -> float | None:
@@ -208,7 +251,11 @@ def _settle(answer: _Answer, reported: float | None, minimum: float | None) -> _
 
     def change(rule: str, field: str, to: str) -> None:
         before = verdict if field == "verdict" else signals[field]
-        adjustments.append({"rule": rule, "field": field, "from": before, "to": to})
+        adjustments.append(
+            ResearchAdjustment.model_validate(
+                {"rule": rule, "field": field, "from": before, "to": to}
+            )
+        )
 
     if minimum is not None and reported is not None:
         required = "yes" if reported >= minimum else "no"
@@ -275,7 +322,7 @@ class ResearchVerdictJudge(BaseJudge):
         except _BadInput as exc:
             return Judgment.abstain(
                 f"cannot judge the research: {exc}",
-                metadata={"judge": self.name, "cause": "bad_input", "field": exc.field},
+                metadata={"judge": self.name, "cause": Cause.BAD_INPUT, "field": exc.field},
             )
         got = await ask(
             self.model,
@@ -305,9 +352,7 @@ class ResearchVerdictJudge(BaseJudge):
 
         reasoning = answer.reasoning or f"verdict {verdict}"
         for change in adjustments:
-            reasoning += (
-                f" [{change['field']} {change['from']} -> {change['to']}: {change['rule']}]"
-            )
+            reasoning += f" [{change.field} {change.from_} -> {change.to}: {change.rule}]"
         checks = [
             Check(
                 signal,
@@ -318,19 +363,19 @@ class ResearchVerdictJudge(BaseJudge):
             )
             for signal, value in signals.items()
         ]
-        metadata = {
-            **got.metadata(self.name),
-            "method": "logprobs" if "verdict" in answer.probabilities else "stated",
-            "signals": signals,
-            "verdict": verdict,
-            "refinement_hint": hint,
-            "hint_source": hint_source,
-            "probabilities": answer.probabilities,
-            "stated": answer.stated,
-            "adjustments": adjustments,
-            "constraints": list(inputs.constraints),
-            "reported_confidence": inputs.confidence,
-        }
+        report = ResearchReport(
+            method="logprobs" if "verdict" in answer.probabilities else "stated",
+            signals=ResearchSignals.model_validate(signals),
+            verdict=verdict,
+            refinement_hint=hint,
+            hint_source=hint_source,
+            probabilities=answer.probabilities,
+            stated=answer.stated,
+            adjustments=tuple(adjustments),
+            constraints=inputs.constraints,
+            reported_confidence=inputs.confidence,
+        )
+        metadata = {**got.metadata(self.name), **report.to_metadata()}
         return Judgment(
             Status.PASS if verdict == "PASS" else Status.FAIL,
             CategoricalScore(verdict, VERDICTS),
@@ -363,19 +408,21 @@ class ResearchVerdict(JsonRoundTrip):
     def from_judgment(cls, judgment: Judgment) -> "ResearchVerdict":
         """The verdict a ResearchVerdictJudge recorded. A judgment that holds none (an ERROR,
         an ABSTAIN, another judge's) is a ValueError saying so."""
-        signals = judgment.metadata.get("signals")
-        verdict = judgment.metadata.get("verdict")
-        if judgment.status not in (Status.PASS, Status.FAIL) or not isinstance(signals, Mapping):
+        report = ResearchReport.of(judgment)
+        if judgment.status not in (Status.PASS, Status.FAIL) or report is None:
             detail = f": {judgment.reasoning}" if judgment.reasoning else ""
             raise ValueError(
                 f"a {judgment.status.value} judgment holds no research verdict{detail}"
             )
-        fields: dict[str, Any] = {signal: signals.get(signal) for signal in SIGNALS}
-        fields["verdict"] = verdict
+        signals = report.signals
         return cls(
-            **fields,
+            signals.coverage,
+            signals.relevance,
+            signals.constraint_compliance,
+            signals.confidence_acceptable,
+            report.verdict,
             reasoning=judgment.reasoning,
-            refinement_hint=str(judgment.metadata.get("refinement_hint") or ""),
+            refinement_hint=report.refinement_hint,
             confidence=judgment.confidence,
         )
 
@@ -418,11 +465,11 @@ def decide(verdict: ResearchVerdict | Judgment, retry_count: int, max_retries: i
     _count("max_retries", max_retries)
     if isinstance(verdict, Judgment):
         if verdict.status is Status.ERROR:
-            cause = verdict.metadata.get("cause", "error")
+            cause = verdict.cause or Cause.ERROR
             return Decision(Action.ASK_USER, "", f"the judge failed ({cause}): {verdict.reasoning}")
         if verdict.status is Status.ABSTAIN:
             return Decision(Action.ASK_USER, "", f"the judge could not tell: {verdict.reasoning}")
-        if "signals" in verdict.metadata:
+        if ResearchReport.of(verdict) is not None:
             verdict = ResearchVerdict.from_judgment(verdict)
             label, hint, reasoning = verdict.verdict, verdict.refinement_hint, verdict.reasoning
         else:
