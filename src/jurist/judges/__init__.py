@@ -94,7 +94,7 @@ from jurist.judges._sentences import (
     SentenceDimensionRow,
     SentencesReport,
 )
-from jurist.judges._sources import SourceCountJudge
+from jurist.judges._sources import SourceCountJudge, SourcesReport
 from jurist.judges._support import (
     ClaimCheck,
     ClaimRow,
@@ -188,6 +188,7 @@ __all__ = [
     "SentencesReport",
     "SharedClaimExtractor",
     "SourceCountJudge",
+    "SourcesReport",
     "StatementCheck",
     "StatementRow",
     "Support",

@@ -2,12 +2,23 @@
 
 import re
 
-from jurist.core import BaseJudge, Check, Context, Count, Judgment, Name, NumericScore
+from jurist.core import BaseJudge, Check, Context, Count, Judgment, Name, NumericScore, Report
 from jurist.judges._common import listing
 
 #: URLs (http or https) and numbered citations such as [3].
 SOURCE_PATTERN = r"https?://[^\s<>()\[\]\"']+|\[\d+\]"
 _TRAILING = ".,;:!?"
+# The sources a report lists at most; `count` counts them all.
+LISTED_SOURCES = 20
+
+
+class SourcesReport(Report, kind="sources"):
+    """The distinct sources an output cites: how many (`count`), how many it needed, and
+    the first of them in order of appearance."""
+
+    count: int
+    min_sources: int
+    sources: tuple[str, ...]
 
 
 class SourceCountJudge(BaseJudge):
@@ -59,5 +70,9 @@ class SourceCountJudge(BaseJudge):
             message,
             score=score,
             checks=[Check("min_sources", passed, message)],
-            metadata={"count": count, "min_sources": self.min_sources, "sources": sources[:20]},
+            metadata=SourcesReport(
+                count=count,
+                min_sources=self.min_sources,
+                sources=tuple(sources[:LISTED_SOURCES]),
+            ).to_metadata(),
         )
