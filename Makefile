@@ -3,6 +3,10 @@
 PYTHON ?= python3
 UV := $(PYTHON) -m uv
 export UV_PYTHON_DOWNLOADS := never
+# Every extra a command of the README needs, so that each works after `make demo`; the
+# small embedded models stay out (they judge near chance and are for tests).
+DEMO_EXTRAS := --extra local --extra calibration --extra server --extra embeddings \
+	--extra dataframes --extra postgres --extra openai --extra anthropic
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 
 .PHONY: demo test lint uv postgres
@@ -11,7 +15,7 @@ uv:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 
 demo: uv
-	@$(UV) sync --frozen --no-dev --extra local --inexact --quiet
+	@$(UV) sync --frozen --no-dev $(DEMO_EXTRAS) --inexact --quiet
 	@echo "== jurist models prepare   (assemble and verify the embedded judge model, once)"
 	@$(UV) run --frozen --no-dev --inexact jurist models prepare
 	@echo "== jurist check examples/good-answer.json $(EXAMPLE_CHECK)"

@@ -42,3 +42,18 @@ def test_readme_examples_run(capsys):
     )
     # The validation example: one located schema violation with its suggestion.
     assert "False [('schema_violation', '$', \"Add the 'tests' field at $\")]" in printed
+
+
+def test_make_demo_installs_every_extra_a_command_asks_for() -> None:
+    # A command missing its extra tells the user to install `jurist[EXTRA]`; after the
+    # README's set-up none should have to.
+    root = Path(__file__).resolve().parents[1]
+    makefile = (root / "Makefile").read_text()
+    installed = set(re.findall(r"--extra ([a-z-]+)", makefile.split("EXAMPLE_CHECK")[0]))
+    asked = {
+        extra
+        for path in (root / "src" / "jurist").rglob("*.py")
+        for extra in re.findall(r"jurist\[([a-z-]+)\]", path.read_text())
+    }
+    assert asked
+    assert asked <= installed, f"make demo lacks {sorted(asked - installed)}"
