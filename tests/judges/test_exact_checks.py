@@ -4,6 +4,7 @@ from decimal import Decimal
 
 import pytest
 
+from jurist.judges._evidence import quote_in_source
 from jurist.judges._exact import Check, findings
 from jurist.judges._quantities import Kind, quantities
 
@@ -97,3 +98,23 @@ def test_who_did_what_swapped_is_found(claim: str, evidence: str) -> None:
 )
 def test_the_same_roles_said_differently_pass(claim: str, evidence: str) -> None:
     assert _checks(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "QPR's 3-3 draw with West Brom",  # the source is lower-cased and tokenized
+        "3 - 3 draw",
+        "\u201cthe crowd of 20000\u201d",
+        "draw ... cheered",
+    ],
+)
+def test_a_quote_is_found_whatever_its_case_spacing_and_punctuation(quote: str) -> None:
+    source = "qpr 's 3-3 draw with west brom on saturday . the crowd of 20000 cheered ."
+    assert quote_in_source(quote, source)
+
+
+@pytest.mark.parametrize("quote", ["crowd of 2000", "Brom on Sat", "...", "  "])
+def test_a_quote_matches_whole_tokens_only(quote: str) -> None:
+    source = "qpr 's 3-3 draw with west brom on saturday . the crowd of 20000 cheered ."
+    assert not quote_in_source(quote, source)

@@ -1,8 +1,9 @@
 """Evidence in the source: is a quote really there, and which sentence is nearest a claim.
 
 A model's quote is evidence only if the source holds it; jurist checks that itself instead of
-trusting the model. Whitespace, typographic quotes and dashes, and case are normalised; an
-ellipsis may stand for omitted text, so each piece must occur, in order.
+trusting the model. The quote's words must occur in the source in order and whole; case,
+spacing, punctuation, quote marks and dashes do not count; an ellipsis may stand for omitted
+text, so each piece must occur, in order.
 
 A quote can also be close: a long quote in which a model "corrected" a word of the source
 ("images shows" -> "images show", "his team" -> "their team") still points at a real
@@ -21,8 +22,9 @@ _TYPOGRAPHY = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
 )
 _ELLIPSIS = re.compile(r"\.\.\.|\u2026|\[\.\.\.\]")
-_EDGES = " \t\n\"'.,;:"
 _WORD = re.compile(r"[a-z0-9]+")
+# Letters and digits of any script: the tokens a quote is matched on.
+_TOKENS = re.compile(r"[^\W_]+")
 _STOPWORDS = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "he", "her"}
     | {"his", "i", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their"}
@@ -47,19 +49,28 @@ def normalise(text: str) -> str:
     return " ".join(text.translate(_TYPOGRAPHY).casefold().split())
 
 
+def _token_line(text: str) -> str:
+    """The text's words and numbers, lower-cased, one space apart and padded by one, so
+    that a search for " x " matches whole tokens only."""
+    return " " + " ".join(_TOKENS.findall(normalise(text))) + " "
+
+
 def quote_in_source(quote: str, source: str) -> bool:
-    """Whether `quote` occurs in `source` (normalised). An empty quote is not evidence."""
-    pieces = [normalise(piece).strip(_EDGES) for piece in _ELLIPSIS.split(quote)]
-    pieces = [piece for piece in pieces if piece]
+    """Whether `quote` occurs in `source`, word for word: case, spacing, punctuation, quote
+    marks and hyphens aside (tokenized text writes "qpr 's 3-3 draw" for "QPR's 3-3 draw"),
+    on token boundaries ("2000" is not found inside "20000"). An empty quote is not
+    evidence."""
+    pieces = [_token_line(piece) for piece in _ELLIPSIS.split(quote)]
+    pieces = [piece for piece in pieces if piece.strip()]
     if not pieces:
         return False
-    haystack = normalise(source)
+    haystack = _token_line(source)
     position = 0
     for piece in pieces:
         found = haystack.find(piece, position)
         if found < 0:
             return False
-        position = found + len(piece)
+        position = found + len(piece) - 1
     return True
 
 
