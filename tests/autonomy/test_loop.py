@@ -12,7 +12,6 @@ from jurist.autonomy import (
     AutonomyStore,
     Breakpoint,
     Case,
-    CycleCriterion,
     CycleSpec,
     CycleStatus,
     Limits,
@@ -24,6 +23,7 @@ from jurist.autonomy import (
 )
 from jurist.core import Cause
 from jurist.llm import Request, Response
+from jurist.rubrics import Criterion
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 PROMPT = "Name three things the topic below brings to mind, in a short answer."
@@ -31,7 +31,7 @@ BETTER = (
     "Name three things the topic below brings to mind. Answer as a bulleted list, one per line."
 )
 SAME = "Name three things the topic below brings to mind, in a brief answer."
-CRITERIA = [CycleCriterion(name="list", description="The response is a bulleted list")]
+CRITERIA = [Criterion(name="list", description="The response is a bulleted list")]
 CASES = [Case(id=f"c{i}", input=f"Topic {i}: metals.") for i in range(4)]
 
 

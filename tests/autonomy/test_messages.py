@@ -22,7 +22,6 @@ from jurist.autonomy._payloads import (
     Challenge,
     ChallengeRequest,
     Constraints,
-    CycleCriterion,
     EvaluateRequest,
     Evaluation,
     EvaluationSummary,
@@ -41,10 +40,11 @@ from jurist.autonomy._payloads import (
     payload_model,
 )
 from jurist.core import Usage
+from jurist.rubrics import Criterion, get_rubric
 
 CRITERIA = [
-    CycleCriterion(name="format", description="The answer is a bulleted list", weight=2.0),
-    CycleCriterion(name="brevity", description="The answer has at most five bullets"),
+    Criterion(name="format", description="The answer is a bulleted list", weight=2.0),
+    Criterion(name="brevity", description="The answer has at most five bullets"),
 ]
 ANALYSIS = Analysis(
     failure_type="format_mismatch",
@@ -279,6 +279,28 @@ def test_repeated_criterion_names_are_refused():
     error = problem_with(data)
     assert error.field == "payload.criteria"
     assert "criteria[1].name 'format' repeats criteria[0]" in error.problem
+
+
+def test_a_blank_criterion_name_or_description_is_refused():
+    for field in ("name", "description"):
+        data = wire(evaluate_request())
+        data["payload"]["criteria"][0][field] = "  "
+        error = problem_with(data)
+        assert error.field == f"payload.criteria[0].{field}"
+        assert "must not be blank" in error.problem
+
+
+def test_a_rubrics_criteria_can_be_what_a_role_is_asked_about():
+    rubric = get_rubric("code")
+    criteria = list(rubric.criteria)
+    request = EvaluateRequest(prompt="Write a sort.", response="sorted()", criteria=criteria)
+    # On the wire a criterion is its name, what it asks and its weight; the levels stay home.
+    sent = request.model_dump(mode="json")["criteria"][0]
+    assert sent == {
+        "name": rubric.criteria[0].name,
+        "description": rubric.criteria[0].description,
+        "weight": rubric.criteria[0].weight,
+    }
 
 
 def test_a_payload_that_does_not_match_the_request_type_is_refused():

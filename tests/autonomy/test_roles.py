@@ -17,7 +17,6 @@ from jurist.autonomy._payloads import (
     Challenge,
     ChallengeRequest,
     Constraints,
-    CycleCriterion,
     EvaluateRequest,
     Evaluation,
     EvaluationSummary,
@@ -45,12 +44,13 @@ from jurist.autonomy._roles import (
 )
 from jurist.core import Cause, Usage
 from jurist.llm import ErrorKind, ModelError, Request, Response
+from jurist.rubrics import Criterion
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 PROMPT = "List three uses of copper."
 CRITERIA = [
-    CycleCriterion(name="format", description="The response is a bulleted list", weight=3.0),
-    CycleCriterion(name="count", description="The response names exactly three uses"),
+    Criterion(name="format", description="The response is a bulleted list", weight=3.0),
+    Criterion(name="count", description="The response names exactly three uses"),
 ]
 ANALYSIS = Analysis(
     failure_type="format_mismatch",

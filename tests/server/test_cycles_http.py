@@ -8,20 +8,20 @@ import pytest
 from jurist.autonomy import (
     AutonomyStore,
     Case,
-    CycleCriterion,
     CycleSpec,
     CycleStatus,
     LoopState,
     Pending,
 )
 from jurist.core import Usage
+from jurist.rubrics import Criterion
 from jurist.server import new_key
 
 INITIAL = "You answer questions."
 PROPOSED = "You answer questions, briefly."
 SPEC = CycleSpec(
     prompt=INITIAL,
-    criteria=[CycleCriterion(name="fine", description="The answer is fine")],
+    criteria=[Criterion(name="fine", description="The answer is fine")],
     cases=[Case(id="a", input="Question a?"), Case(id="b", input="Question b?")],
 )
 

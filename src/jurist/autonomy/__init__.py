@@ -2,8 +2,9 @@
 improvement loop that keeps a rewritten prompt only when it scores better on held-back
 cases, governance (limits, circuit breakers, budgets enforced before each call, human
 breakpoints, meta-judge involvement), judge variants and tournaments, and reputations.
+A cycle's criteria are `jurist.rubrics.Criterion`s (a name, what it asks, a weight).
 
-    spec = CycleSpec(prompt=..., criteria=[CycleCriterion(name=..., description=...)],
+    spec = CycleSpec(prompt=..., criteria=[Criterion(name=..., description=...)],
                      cases=load_cases("cases.jsonl"), limits=Limits(max_iterations=3))
     async with await AutonomyStore.open() as store:
         outcome = await start_cycle(spec, store)
@@ -44,7 +45,6 @@ from jurist.autonomy._payloads import (
     Challenge,
     ChallengeRequest,
     Constraints,
-    CycleCriterion,
     EvaluateRequest,
     Evaluation,
     MessageKind,
@@ -110,7 +110,6 @@ __all__ = [
     "ChallengeRequest",
     "ConstraintViolation",
     "Constraints",
-    "CycleCriterion",
     "CycleOutcome",
     "CycleSpec",
     "CycleState",

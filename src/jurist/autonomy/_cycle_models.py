@@ -10,11 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from jurist.autonomy._cases import Case
 from jurist.autonomy._governance import CycleState
 from jurist.autonomy._limits import Limits
-from jurist.autonomy._payloads import (
-    CycleCriterion,
-)
 from jurist.autonomy._persistence import CycleStatus, StoredCycle
 from jurist.core import Usage
+from jurist.rubrics import Criterion
 
 DEFAULT_TECHNIQUES = ("explicit_instruction", "example_driven", "step_by_step")
 
@@ -25,7 +23,7 @@ class CycleSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     prompt: str = Field(min_length=1)
-    criteria: list[CycleCriterion] = Field(min_length=1)
+    criteria: list[Criterion] = Field(min_length=1)
     cases: list[Case] = Field(min_length=2)
     model: str | None = None  # the model under test; None: JURIST_MODEL
     judge_model: str | None = None  # the roles' model; None: JURIST_MODEL

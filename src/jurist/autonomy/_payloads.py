@@ -19,7 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from jurist.core import Usage
+from jurist.core import NonBlank, Usage
+from jurist.rubrics import Criterion
 
 
 class Role(StrEnum):
@@ -64,13 +65,6 @@ HANDLING_ROLE: Mapping[MessageType, Role] = {
 }
 
 
-def _non_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be blank")
-    return value
-
-
-NonBlank = Annotated[str, AfterValidator(_non_blank)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -103,13 +97,7 @@ class Constraints(Frozen):
 # Requests: what a role is asked.
 
 
-class CycleCriterion(Frozen):
-    name: NonBlank
-    description: NonBlank
-    weight: float = Field(default=1.0, gt=0.0)
-
-
-def _distinct_names(criteria: list[CycleCriterion]) -> list[CycleCriterion]:
+def _distinct_names(criteria: list[Criterion]) -> list[Criterion]:
     seen: dict[str, int] = {}
     for index, criterion in enumerate(criteria):
         if criterion.name in seen:
@@ -122,7 +110,7 @@ def _distinct_names(criteria: list[CycleCriterion]) -> list[CycleCriterion]:
 
 
 # A list of criteria whose names are distinct (the error names the repeat and the first).
-Criteria = Annotated[list[CycleCriterion], AfterValidator(_distinct_names)]
+Criteria = Annotated[list[Criterion], AfterValidator(_distinct_names)]
 
 
 def _failed_are_scored(failed: Sequence[str], per_criterion: Mapping[str, float]) -> None:

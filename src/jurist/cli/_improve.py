@@ -25,10 +25,11 @@ from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
 from jurist.data import DatasetError
 from jurist.llm import ModelError
+from jurist.rubrics import Criterion
 from jurist.store import StoreError
 
 if TYPE_CHECKING:
-    from jurist.autonomy import AutonomyStore, CycleCriterion, CycleOutcome, CycleSpec, Limits
+    from jurist.autonomy import AutonomyStore, CycleOutcome, CycleSpec, Limits
 
 
 # The autonomy modules pull in the judges, and the tournament jurist.calibration (scipy,
@@ -326,12 +327,10 @@ def _spec(
         raise BadInput(f"{flags.get(field, f'--{field}')}: {error['msg']}") from exc
 
 
-def criterion_specs(given: Sequence[str]) -> "list[CycleCriterion]":
+def criterion_specs(given: Sequence[str]) -> list[Criterion]:
     """`--criterion` values as named criteria: NAME=TEXT keeps its name; plain text is
     named after its first words."""
-    from jurist.autonomy import CycleCriterion
-
-    specs: list[CycleCriterion] = []
+    specs: list[Criterion] = []
     taken: set[str] = set()
     for index, value in enumerate(given):
         named = _CRITERION_NAME.fullmatch(value.strip())
@@ -344,7 +343,7 @@ def criterion_specs(given: Sequence[str]) -> "list[CycleCriterion]":
         if not text:
             raise BadInput(f"--criterion: {value!r} has no text: say what a good answer does")
         taken.add(name)
-        specs.append(CycleCriterion(name=name, description=text))
+        specs.append(Criterion(name=name, description=text))
     return specs
 
 

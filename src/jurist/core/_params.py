@@ -9,7 +9,7 @@ so the two never disagree. Bound a count further with `Annotated[Count, Field(le
 from typing import Annotated, Any, TypeVar
 
 import annotated_types
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 # A probability compared with P(yes) or P(supported); 0 and 1 would decide before asking.
 Threshold = Annotated[float, Field(gt=0.0, lt=1.0)]
@@ -17,6 +17,16 @@ Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 MinScore = Annotated[float, Field(ge=0.0, le=1.0)]  # the 0..1 score a judgment needs to PASS
 Count = Annotated[int, Field(ge=1)]
 Name = Annotated[str, Field(min_length=1)]  # non-empty text
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+# Text with more than whitespace in it (a criterion's name and what it asks).
+NonBlank = Annotated[str, AfterValidator(_non_blank)]
 
 # Defaults shared by the judges and the specs that build them.
 MAX_CLAIMS = 12  # claims (or statements) one output is checked on

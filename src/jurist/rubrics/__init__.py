@@ -1,5 +1,6 @@
 """Rubrics: criteria with five anchored levels, examples, weights and essential flags,
-kept as YAML files in a library (built in, plus the directories in JURIST_RUBRICS_PATH)."""
+kept as YAML files in a library (built in, plus the directories in JURIST_RUBRICS_PATH);
+and `Criterion`, the name, description and weight every criterion has."""
 
 from jurist.rubrics._library import (
     LocatedRubric,
@@ -9,9 +10,10 @@ from jurist.rubrics._library import (
     load_rubric,
     locate_rubrics,
 )
-from jurist.rubrics._model import Rubric, RubricCriterion, RubricExample
+from jurist.rubrics._model import Criterion, Rubric, RubricCriterion, RubricExample
 
 __all__ = [
+    "Criterion",
     "LocatedRubric",
     "Rubric",
     "RubricCriterion",

@@ -1,9 +1,12 @@
-"""The rubric model: what a rubric file must say, checked field by field."""
+"""The rubric model: what a rubric file must say, checked field by field; and the criterion
+every criterion extends."""
 
 import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from jurist.core import NonBlank
 
 SCALE = (1, 2, 3, 4, 5)
 _ID = re.compile(r"[a-z0-9][a-z0-9_.-]*\Z")
@@ -22,22 +25,30 @@ class RubricExample(BaseModel):
     reasoning: str = ""
 
 
-class RubricCriterion(BaseModel):
-    """One criterion: what it means, what each level 1..5 looks like, how it counts.
+class Criterion(BaseModel):
+    """What an output is judged on: a name, what it asks, and how much it counts against
+    the others (a weighted mean's weight). A rubric's criterion extends it with levels;
+    an improvement cycle scores a prompt's responses on criteria as they are."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: NonBlank
+    description: NonBlank
+    # A number, never text that looks like one; an infinite weight would swamp the mean.
+    weight: float = Field(1.0, gt=0, strict=True, allow_inf_nan=False)
+
+
+class RubricCriterion(Criterion):
+    """One criterion of a rubric: what each level 1..5 looks like, and how it counts.
 
     `threshold` is the score the criterion must reach to pass; an `essential` criterion
     below its `minimum` (default: its threshold) fails the whole rubric, whatever the
     overall score.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(min_length=1)
-    description: str = Field(min_length=1)
     anchors: dict[Level, str]
     steps: tuple[str, ...] = ()
     examples: tuple[RubricExample, ...] = ()
-    weight: float = Field(1.0, gt=0)
     essential: bool = False
     threshold: Score = 3.0
     minimum: Score | None = None
