@@ -60,6 +60,7 @@ from jurist.core import (
 from jurist.judges import (
     CallPolicy,
     CriterionJudge,
+    CriterionReport,
     Failure,
     ModelRef,
     ask,
@@ -338,9 +339,9 @@ class Evaluator(JudgeRole):
                 f"criterion {name!r} could not be judged: {result.reasoning}",
                 usage=usage,
             )
-        p_yes = result.metadata.get("p_yes")
-        if isinstance(p_yes, int | float) and math.isfinite(p_yes):
-            return float(p_yes)
+        verdict = CriterionReport.of(result)
+        if verdict is not None and verdict.p_yes is not None and math.isfinite(verdict.p_yes):
+            return verdict.p_yes
         if result.score is None:
             raise RoleFailure(
                 self.role,

@@ -36,7 +36,7 @@ from jurist.autonomy._variants import (
 from jurist.calibration import binary_metrics, cohen_kappa
 from jurist.core import Context, Judge, Judgment, Status, Usage, run_judge
 from jurist.data import BinaryItem, DatasetKind, LabelledDataset, load_labelled
-from jurist.judges import ModelRef
+from jurist.judges import CriterionReport, ModelRef
 from jurist.llm import Model, with_options
 from jurist.prompts import PromptError
 from jurist.specs import parse_judge_spec
@@ -391,10 +391,10 @@ def _verdict(judgment: Judgment) -> bool | None:
 
 
 def _p_yes(judgment: Judgment) -> float | None:
-    value = judgment.metadata.get("p_yes")
-    if _verdict(judgment) is None or isinstance(value, bool) or not isinstance(value, int | float):
+    verdict = CriterionReport.of(judgment)
+    if _verdict(judgment) is None or verdict is None:
         return None
-    return float(value)
+    return verdict.p_yes
 
 
 def _mean(values: Sequence[float]) -> float | None:

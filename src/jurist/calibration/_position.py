@@ -11,7 +11,7 @@ P' = sigmoid(logit(P) - b). It is fitted leave-one-group-out: each held-out grou
 document) is calibrated with the offset fitted on the pairs of every other group, so what is
 reported is out of fold by construction.
 
-    pairs = [PositionPair.from_orders(doc_id, label, judgment.metadata["orders"]), ...]
+    pairs = [PositionPair.from_judgment(doc_id, label, judgment), ...]
     report = position_report(pairs)
     print(report.to_markdown())     # before vs after: bias, first-position rate,
                                     # position consistency, accuracy
@@ -37,6 +37,8 @@ from jurist.calibration._estimates import (
     _Boot,
     _metric_estimates,
 )
+from jurist.core import Judgment
+from jurist.judges import PairwiseReport
 
 PositionLabel = Literal["A", "B"]
 # A reading of exactly 0 or 1 has an infinite logit; for fitting the offset it counts as
@@ -77,11 +79,22 @@ class PositionPair:
         return cls(group, label, p_a_ab, 1.0 - p_a_ba)
 
     @classmethod
+    def from_judgment(cls, group: str, label: PositionLabel, judgment: Judgment) -> "PositionPair":
+        """From a PairwiseJudge's judgment asked in both orders; a ValueError when it holds
+        no pairwise report (an error, or a pair it could not compare) or its orders do not
+        give both readings."""
+        report = PairwiseReport.of(judgment)
+        if report is None:
+            raise ValueError(f"the judgment ({judgment.status.value}) holds no pairwise comparison")
+        return cls.from_orders(group, label, [order.model_dump() for order in report.orders])
+
+    @classmethod
     def from_orders(
         cls, group: str, label: PositionLabel, orders: Sequence[Mapping[str, Any]]
     ) -> "PositionPair":
-        """From PairwiseJudge's per-order records (`metadata["orders"]`): each has
-        `shown_first` ("A" or "B") and `p_a` (P(A better), None without probabilities)."""
+        """From PairwiseJudge's per-order records (a pairwise report's `orders`, as
+        mappings): each has `shown_first` ("A" or "B") and `p_a` (P(A better), None without
+        probabilities)."""
         p_a: dict[str, float] = {}
         for position, order in enumerate(orders):
             where = f"orders[{position}]"

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from jurist.calibration._align import Alignment
 from jurist.calibration._methods import CalibrationMethod, PlainRubric
 from jurist.core import BaseJudge, Context, Judgment
-from jurist.judges import RubricJudge
+from jurist.judges import RubricJudge, RubricReport
 from jurist.runner import JudgeChoice, RunResult
 from jurist.settings import Settings, get_settings
 
@@ -75,8 +75,8 @@ def _aligned(
 
 
 class AlignedJudge(BaseJudge):
-    """A rubric judge whose judgments also carry, in `metadata["aligned"]`, the score on the
-    human scale of each saved alignment of the rubric (None where the judgment lacks a
+    """A rubric judge whose judgments' rubric reports also carry, in `aligned`, the score on
+    the human scale of each saved alignment of the rubric (None where the judgment lacks a
     signal the alignment needs). The verdict and score stay the rubric's own."""
 
     def __init__(self, judge: RubricJudge, alignments: Mapping[str, FittedAlignment]) -> None:
@@ -88,10 +88,11 @@ class AlignedJudge(BaseJudge):
     async def judge(self, ctx: Context) -> Judgment:
         judgment = await self.inner.judge(ctx)
         signals = item_signals(judgment)
-        if signals is None:
+        report = RubricReport.of(judgment)
+        if signals is None or report is None:
             return judgment
-        aligned = _aligned(signals, self.alignments)
-        return judgment.evolve(metadata={**judgment.metadata, "aligned": aligned})
+        aligned = report.model_copy(update={"aligned": _aligned(signals, self.alignments)})
+        return judgment.evolve(metadata={**judgment.metadata, **aligned.to_metadata()})
 
 
 def with_saved_alignments(choice: JudgeChoice, settings: Settings | None = None) -> JudgeChoice:

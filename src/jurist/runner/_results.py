@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from jurist.core import Judgment, Status, Usage, normalize
+from jurist.judges import RubricReport
 from jurist.store import StoredJudgment, StoredRun
 
 # The flat columns of an exported result, in order.
@@ -35,9 +36,8 @@ COLUMNS = (
 def error_cause(judgment: Judgment) -> str:
     """Why an ERROR judgment is one: the judge's `cause` (`bad_input`, `timeout`,
     `unparseable`, ...), else `exception` for a judge that raised, else `error`."""
-    cause = judgment.metadata.get("cause")
-    if isinstance(cause, str) and cause:
-        return cause
+    if judgment.cause is not None:
+        return judgment.cause.value
     return "exception" if judgment.error_info is not None else "error"
 
 
@@ -247,10 +247,10 @@ def _row(item_id: str, judge: str, judgment: Judgment) -> dict[str, Any]:
 
 
 def _aligned_columns(judgment: Judgment) -> dict[str, float | None]:
-    aligned = judgment.metadata.get("aligned")
-    if not isinstance(aligned, Mapping):
+    rubric = RubricReport.of(judgment)
+    if rubric is None or rubric.aligned is None:
         return {}
-    return {f"aligned_{dimension}": value for dimension, value in aligned.items()}
+    return {f"aligned_{dimension}": value for dimension, value in rubric.aligned.items()}
 
 
 def _natural(item_id: str) -> tuple[int, int, str]:

@@ -20,8 +20,8 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from jurist.core import Judgment, Status, Usage
-from jurist.judges import RubricResult
+from jurist.core import Cause, Judgment, Status, Usage
+from jurist.judges import RubricReport, RubricResult
 
 _SECONDS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
 _MILLISECONDS = tuple(b * 1000 for b in _SECONDS)
@@ -115,11 +115,12 @@ class Metrics:
         """What any judgment tells: tokens, cost, a model error, a rubric's scores."""
         self.observe_usage(judgment.usage)
         if judgment.status is Status.ERROR:
-            self.model_errors.labels(str(judgment.metadata.get("cause", "error"))).inc()
+            self.model_errors.labels((judgment.cause or Cause.ERROR).value).inc()
         elif judgment.confidence is not None:
             self.confidence.labels(source).observe(judgment.confidence)
-        if "rubric_result" in judgment.metadata:
-            self._observe_rubric(RubricResult.from_judgment(judgment))
+        rubric = RubricReport.of(judgment)
+        if rubric is not None:
+            self._observe_rubric(rubric.rubric_result)
 
     def observe_usage(self, usage: Usage | None) -> None:
         if usage is None:
