@@ -16,7 +16,10 @@ Threshold = Annotated[float, Field(gt=0.0, lt=1.0)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 MinScore = Annotated[float, Field(ge=0.0, le=1.0)]  # the 0..1 score a judgment needs to PASS
 Count = Annotated[int, Field(ge=1)]
+NonNegative = Annotated[int, Field(ge=0)]  # a length bound, an allowance: none is a number
+RubricScore = Annotated[float, Field(ge=1.0, le=5.0)]  # on the 1-5 scale of human raters
 Name = Annotated[str, Field(min_length=1)]  # non-empty text
+Text = Annotated[str, Field(min_length=1)]  # what a judge checks (a criterion): non-empty
 
 
 def _non_blank(value: str) -> str:

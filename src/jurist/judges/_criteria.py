@@ -25,6 +25,7 @@ from jurist.core import (
     Report,
     Score,
     Status,
+    Text,
     Threshold,
     Usage,
     gather_ordered,
@@ -296,7 +297,7 @@ class CriterionJudge(BaseJudge):
 
     def __init__(
         self,
-        criterion: str,
+        criterion: Text,
         model: Model | str | None = None,
         *,
         threshold: Threshold = 0.5,

@@ -21,6 +21,7 @@ from jurist.core import (
     Judgment,
     MinScore,
     Name,
+    NonNegative,
     NumericScore,
     Report,
     Status,
@@ -249,7 +250,7 @@ class HallucinationJudge(GroundingJudge):
     """
 
     def __init__(
-        self, model: Model | str | None = None, *, max_unsupported: int = 0, **options: Any
+        self, model: Model | str | None = None, *, max_unsupported: NonNegative = 0, **options: Any
     ) -> None:
         super().__init__(model, **options)
         if max_unsupported < 0:

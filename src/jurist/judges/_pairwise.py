@@ -9,7 +9,9 @@ averaged; without them a win needs both orders to agree.
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from jurist.core import (
     BaseJudge,
@@ -213,7 +215,7 @@ class PairwiseJudge(BaseJudge):
         model: Model | str | None = None,
         *,
         both_orders: bool = True,
-        tie_margin: float = 0.1,
+        tie_margin: Annotated[float, Field(ge=0.0, lt=0.5)] = 0.1,
         rubric: Rubric | str | None = None,
         name: Name | None = None,
         description: str = "",

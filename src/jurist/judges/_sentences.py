@@ -32,6 +32,7 @@ from jurist.core import (
     Name,
     NumericScore,
     Report,
+    RubricScore,
     Usage,
     gather_ordered,
 )
@@ -234,7 +235,7 @@ class SentenceChecksJudge(BaseJudge):
         model: Model | str | None = None,
         *,
         dimensions: Sequence[str] = DIMENSIONS,
-        threshold: float = 3.0,
+        threshold: RubricScore = 3.0,
         max_sentences: Count = MAX_SENTENCES,
         name: Name | None = None,
         description: str = "",

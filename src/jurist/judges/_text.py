@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from jurist.core import BaseJudge, Check, Context, Judgment, Name, NumericScore
+from jurist.core import BaseJudge, Check, Context, Judgment, Name, NonNegative, NumericScore
 from jurist.judges._common import decided, listing, shorten
 
 _QUOTE_LIMIT = 80
@@ -73,7 +73,7 @@ class ContainsJudge(BaseJudge):
     def __init__(
         self,
         keywords: str | Iterable[str],
-        mode: str = "all",
+        mode: Literal["all", "any"] = "all",
         case_sensitive: bool = False,
         *,
         name: Name | None = None,
@@ -146,10 +146,10 @@ class LengthJudge(BaseJudge):
     def __init__(
         self,
         *,
-        min_chars: int | None = None,
-        max_chars: int | None = None,
-        min_words: int | None = None,
-        max_words: int | None = None,
+        min_chars: NonNegative | None = None,
+        max_chars: NonNegative | None = None,
+        min_words: NonNegative | None = None,
+        max_words: NonNegative | None = None,
         name: Name | None = None,
         description: str = "",
     ) -> None:

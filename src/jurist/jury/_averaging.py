@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from jurist.core import Judgment, NumericScore, Status
+from jurist.core import Fraction, Judgment, NumericScore, Status
 from jurist.jury._ballot import Ballot
 from jurist.jury._policies import ErrorPolicy
 from jurist.jury._tally import Vote, tally
@@ -21,9 +21,9 @@ _THRESHOLD_TOLERANCE = 1e-9
 class _ThresholdStrategy(ABC):
     # Average, WeightedAverage and Median differ only in how they find the centre.
 
-    threshold: float = 0.5
+    threshold: Fraction = 0.5
     errors: ErrorPolicy = ErrorPolicy.TREAT_AS_FAIL
-    category_map: Mapping[str, float] | None = field(default=None, hash=False)
+    category_map: Mapping[str, Fraction] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         threshold = self.threshold

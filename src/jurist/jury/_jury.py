@@ -6,6 +6,7 @@ from types import MappingProxyType
 from jurist.core import (
     BaseJudge,
     Context,
+    Count,
     Judge,
     Judgment,
     Usage,
@@ -49,7 +50,7 @@ class Jury(BaseJudge):
         weights: Weights | None = None,
         *,
         parallel: bool = True,
-        max_concurrency: int | None = None,
+        max_concurrency: Count | None = None,
         name: str | None = None,
         description: str = "",
     ) -> None:

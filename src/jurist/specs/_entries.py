@@ -3,11 +3,11 @@ cascades. Each is its constructor plus what a spec gives differently (data forms
 Python-only parameters, and spec-only conveniences such as a rubric by id)."""
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
-from jurist.core import Judge, Name, all_of, any_of, judge_name, not_
+from jurist.core import Judge, Name, Text, all_of, any_of, judge_name, not_
 from jurist.judges import (
     AnswerRelevanceJudge,
     ContainsJudge,
@@ -43,14 +43,10 @@ from jurist.specs._fields import (
     MAX_CRITERIA,
     REGEX_FLAGS,
     Dimensions,
-    Fraction,
     Keywords,
-    NonNegative,
     RegexFlag,
     RubricRef,
-    RubricScore,
     SchemaValue,
-    Text,
     Weights,
 )
 from jurist.specs._registry import Site, Spec, build_value, construct, register, registry
@@ -171,18 +167,14 @@ class TierSpec(Spec):
 _LEAVES: tuple[tuple[str, Any, dict[str, Any]], ...] = (
     ("schema", SchemaJudge, {"fields": {"schema": SchemaValue}}),
     ("json", JsonJudge, {}),
-    ("contains", ContainsJudge, {"fields": {"keywords": Keywords, "mode": Literal["all", "any"]}}),
+    ("contains", ContainsJudge, {"fields": {"keywords": Keywords}}),
     (
         "regex",
         RegexJudge,
         {"fields": {"pattern": str, "flags": (tuple[RegexFlag, ...], ())}, "adapt": _regex},
     ),
-    (
-        "length",
-        LengthJudge,
-        {"fields": {f"{b}_{u}": NonNegative | None for b in ("min", "max") for u in LENGTH_UNITS}},
-    ),
-    ("criterion", CriterionJudge, {"fields": {"criterion": Text}, "adapt": _template}),
+    ("length", LengthJudge, {}),
+    ("criterion", CriterionJudge, {"adapt": _template}),
     (
         "criteria",
         CriteriaJudge,
@@ -202,7 +194,6 @@ _LEAVES: tuple[tuple[str, Any, dict[str, Any]], ...] = (
             "fields": {
                 "rubric": RubricRef,
                 "criteria": Criteria | None,
-                "pass_score": RubricScore | None,
                 "examples": dict[str, tuple[RubricExample, ...]] | None,
             },
             "skip": ("seed",),
@@ -213,17 +204,14 @@ _LEAVES: tuple[tuple[str, Any, dict[str, Any]], ...] = (
         "pairwise",
         PairwiseJudge,
         {
-            "fields": {
-                "tie_margin": Annotated[float, Field(ge=0.0, lt=0.5, strict=True)],
-                "rubric": RubricRef | None,
-            },
+            "fields": {"rubric": RubricRef | None},
             "adapt": _pairwise,
         },
     ),
     (
         "hallucination",
         HallucinationJudge,
-        {"fields": {"max_unsupported": NonNegative}, "skip": ("extractor",)},
+        {"skip": ("extractor",)},
     ),
     ("faithfulness", FaithfulnessJudge, {"skip": ("extractor",)}),
     ("answer_relevance", AnswerRelevanceJudge, {}),
@@ -233,7 +221,7 @@ _LEAVES: tuple[tuple[str, Any, dict[str, Any]], ...] = (
     (
         "sentences",
         SentenceChecksJudge,
-        {"fields": {"dimensions": Dimensions, "threshold": RubricScore}},
+        {"fields": {"dimensions": Dimensions}},
     ),
     ("all_of", all_of, {"fields": {"judges": Judges}}),
     ("any_of", any_of, {"fields": {"judges": Judges}}),
@@ -243,15 +231,14 @@ _LEAVES: tuple[tuple[str, Any, dict[str, Any]], ...] = (
 for _kind, _construct, _options in _LEAVES:
     register(_kind, _construct, **_options)
 
-_THRESHOLD = {"threshold": Fraction, "category_map": dict[str, Fraction] | None}
-for _kind, _construct, _fields in (
-    ("majority", Majority, {}),
-    ("consensus", Consensus, {}),
-    ("average", Average, _THRESHOLD),
-    ("weighted_average", WeightedAverage, _THRESHOLD),
-    ("median", Median, _THRESHOLD),
+for _kind, _strategy in (
+    ("majority", Majority),
+    ("consensus", Consensus),
+    ("average", Average),
+    ("weighted_average", WeightedAverage),
+    ("median", Median),
 ):
-    register(_kind, _construct, role="strategy", fields=_fields)
+    register(_kind, _strategy, role="strategy")
 
 register(
     "jury",
@@ -260,7 +247,6 @@ register(
         "judges": Judges,
         "strategy": "StrategySpec",
         "weights": Weights | None,
-        "max_concurrency": Annotated[int, Field(ge=1, strict=True)] | None,
     },
     adapt=_jury,
 )

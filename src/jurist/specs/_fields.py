@@ -2,6 +2,7 @@
 numbers are numbers, never text that looks like one), and the narrower types that spec
 fields take where a constructor accepts Python objects (paths, patterns, iterables)."""
 
+import collections.abc
 import re
 import types
 from collections.abc import Mapping
@@ -28,11 +29,18 @@ MAX_CRITERIA = 100  # criteria of one `criteria` judge: one model call each
 MAX_ITEMS_EXTRACTED = 64  # claims, key facts or sentences one judge extracts and checks
 
 _STRICT_SCALARS = (int, float, bool)
+_CONTAINERS = (
+    list,
+    tuple,
+    dict,
+    collections.abc.Sequence,
+    collections.abc.Mapping,
+)
 
 
 def strict(annotation: Any) -> Any:
-    """`annotation` with its ints, floats and bools strict, at any depth of Annotated and
-    unions."""
+    """`annotation` with its ints, floats and bools strict, at any depth of Annotated,
+    unions and containers (a category map's values too)."""
     if annotation in _STRICT_SCALARS:
         return Annotated[annotation, Strict()]
     origin = get_origin(annotation)
@@ -41,14 +49,12 @@ def strict(annotation: Any) -> Any:
         return Annotated[(strict(base), *metadata)]
     if origin in (Union, types.UnionType):
         return Union[tuple(strict(arg) for arg in get_args(annotation))]  # noqa: UP007
+    if origin in _CONTAINERS:
+        return origin[tuple(arg if arg is ... else strict(arg) for arg in get_args(annotation))]
     return annotation
 
 
 Extracted = Annotated[core.Count, Field(le=MAX_ITEMS_EXTRACTED), Strict()]
-Text = Annotated[str, Field(min_length=1)]
-NonNegative = Annotated[StrictInt, Field(ge=0)]
-RubricScore = Annotated[StrictFloat, Field(ge=1.0, le=5.0)]  # the 1-5 scale of human raters
-Fraction = Annotated[core.Fraction, Strict()]
 MaxTokens = Annotated[StrictInt, Field(ge=1, le=4096)]
 Temperature = Annotated[StrictFloat, Field(ge=0.0, le=2.0)]
 TemplateName = Annotated[
@@ -73,7 +79,7 @@ def _one_or_more(value: object) -> object:
 
 
 Keywords = Annotated[
-    tuple[Text, ...],
+    tuple[core.Text, ...],
     BeforeValidator(_one_or_more, json_schema_input_type=str | list[str]),
     Field(min_length=1),
 ]
