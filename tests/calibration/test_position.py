@@ -19,6 +19,8 @@ from jurist.calibration import (
     out_of_fold_offsets,
     position_report,
 )
+from jurist.core import Judgment
+from jurist.judges import PairwiseOrder, PairwiseReport
 
 
 def sigmoid(x: float) -> float:
@@ -272,3 +274,41 @@ def test_bad_options_name_the_option(options: dict[str, Any], message: str) -> N
 def test_no_pairs_to_fit_is_an_error() -> None:
     with pytest.raises(ValueError, match=r"pairs: none to fit an offset on"):
         fit_offset([])
+
+
+def pairwise_judgment(p_a: dict[str, float | None]) -> Judgment:
+    orders = tuple(
+        PairwiseOrder(
+            shown_first=shown,
+            choice="A",
+            stated="1",
+            probabilities=None,
+            p_a=value,
+            reason="",
+            prompt_sha256="0" * 64,
+        )
+        for shown, value in p_a.items()
+    )
+    report = PairwiseReport(
+        both_orders=len(orders) == 2,
+        tie_margin=0.1,
+        rubric=None,
+        method="logprobs",
+        p_a=None,
+        position_consistent=None,
+        orders=orders,
+    )
+    return Judgment.ok("A is better", metadata=report.to_metadata())
+
+
+def test_from_judgment_reads_a_pairwise_report() -> None:
+    pair = PositionPair.from_judgment("doc", "A", pairwise_judgment({"B": 0.3, "A": 0.9}))
+    assert pair.p_first_ab == 0.9
+    assert pair.p_first_ba == pytest.approx(0.7)
+
+
+def test_from_judgment_refuses_a_judgment_without_both_readings() -> None:
+    with pytest.raises(ValueError, match=r"holds no pairwise comparison"):
+        PositionPair.from_judgment("doc", "A", Judgment.error("the model failed"))
+    with pytest.raises(ValueError, match=r"orders\[1\]\.p_a: missing"):
+        PositionPair.from_judgment("doc", "A", pairwise_judgment({"A": 0.9, "B": None}))

@@ -7,9 +7,9 @@ import statistics
 import pytest
 
 from jurist import Context, Status
-from jurist.calibration import PlainRubric, Sampled, calibrate
+from jurist.calibration import PlainRubric, Sampled, SampledRubricReport, calibrate
 from jurist.data import load_labelled
-from jurist.judges import RubricResult
+from jurist.judges import CriteriaReport, RubricJudge, RubricReport, RubricResult
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from jurist.rubrics import get_rubric
 from scripted import LOGPROB_CAPABILITIES, answer, with_logprobs
@@ -154,3 +154,28 @@ async def test_calibrate_with_samples_shows_the_n_fold_cost(tmp_path):
     assert done.report.cost.calls == pytest.approx(4.0)
     points = done.report.dimensions["coherence"].points
     assert all(p.judge == pytest.approx(3.5) for p in points)
+
+
+async def test_the_mean_holds_a_sampled_rubric_report_read_as_a_rubric_report_too():
+    model = BySeed({0: 2, 1: 3, 2: 5})
+    judgment = await Sampled(3).judge(RUBRIC, ["coherence"], model).judge(CTX)
+    report = SampledRubricReport.of(judgment)
+    assert report is not None
+    assert judgment.metadata["report"] == "sampled_rubric"
+    assert report.rubric == "summarization"
+    assert report.methods == ("stated",)
+    assert report.spread == {"coherence": pytest.approx(statistics.pstdev([2, 3, 5]))}
+    assert [(s.seed, s.expected) for s in report.samples] == [
+        (0, {"coherence": 2.0}),
+        (1, {"coherence": 3.0}),
+        (2, {"coherence": 5.0}),
+    ]
+    assert RubricReport.of(judgment) == report
+    assert report.rubric_result == RubricResult.from_judgment(judgment)
+    assert CriteriaReport.of(judgment) is None
+
+
+async def test_one_sample_of_the_mean_is_a_plain_rubric_report():
+    sample = await RubricJudge(RUBRIC.only("coherence"), BySeed({0: 4})).judge(CTX)
+    assert RubricReport.of(sample) is not None
+    assert SampledRubricReport.of(sample) is None

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from jurist.core import BooleanScore, Context, NumericScore, Status, Usage
-from jurist.judges import CriteriaJudge, CriterionJudge
+from jurist.core import BooleanScore, Cause, Context, NumericScore, Report, Status, Usage
+from jurist.judges import CriteriaJudge, CriteriaReport, CriterionJudge, CriterionReport
 from jurist.judges._criteria import criteria_schema, short_name
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, settle, with_logprobs
@@ -405,3 +405,75 @@ async def test_the_reason_can_come_before_the_answer():
     assert prompt.index('first "reason"') < prompt.index('then "answer"')
     assert result.metadata["p_yes"] == pytest.approx(0.3)
     assert result.status is Status.FAIL
+
+
+# The reports
+
+
+async def test_a_criterion_judgment_holds_a_criterion_report():
+    result = await CriterionJudge(REFUND, logprob_model(verdict(0.8, "30 days"))).judge(CTX)
+    report = CriterionReport.of(result)
+    assert report is not None
+    assert report.criterion == REFUND
+    assert report.answer == "yes"
+    assert report.p_yes == pytest.approx(0.8)
+    assert report.method == "logprobs"
+    assert report.threshold == 0.5
+    assert result.metadata["report"] == "criterion"
+    assert CriteriaReport.of(result) is None
+    assert Report.of(result) == report
+
+
+async def test_a_criterion_that_errs_holds_no_report():
+    model = logprob_model(ModelError(ErrorKind.TIMEOUT, "too slow"))
+    result = await CriterionJudge(REFUND, model).judge(CTX)
+    assert result.status is Status.ERROR
+    assert CriterionReport.of(result) is None
+    assert result.cause is Cause.TIMEOUT
+
+
+async def test_a_criteria_judgment_holds_a_criteria_report_with_a_row_per_criterion():
+    answers = {REFUND: verdict(0.9, "30 days"), POLITE: verdict(0.2, "curt")}
+    model = logprob_model(*[by_criterion(answers)] * 2)
+    result = await CriteriaJudge([REFUND, POLITE], model).judge(CTX)
+    report = CriteriaReport.of(result)
+    assert report is not None
+    assert report.mode == "separate"
+    assert report.threshold == 0.5
+    assert (report.passed_criteria, report.failed_criteria) == ((REFUND,), (POLITE,))
+    assert report.errored_criteria == ()
+    assert [row.criterion for row in report.criteria] == [REFUND, POLITE]
+    assert [row.status for row in report.criteria] == [Status.PASS, Status.FAIL]
+    assert [row.p_yes for row in report.criteria] == pytest.approx([0.9, 0.2])
+    assert [row.method for row in report.criteria] == ["logprobs", "logprobs"]
+    assert [row.reason for row in report.criteria] == ["30 days", "curt"]
+    assert all(row.cause is None and row.prompt_sha256 for row in report.criteria)
+    assert (report.cause, report.causes) == (None, None)
+    # A decided judgment writes no cause at all: the keys are the ones it always wrote.
+    assert "cause" not in result.metadata
+    assert "cause" not in result.metadata["criteria"][0]
+    assert CriterionReport.of(result) is None
+
+
+async def test_the_criteria_report_of_an_error_names_each_criterion_s_cause():
+    def step(request: Request) -> Response:
+        if criterion_of(request) == POLITE:
+            raise ModelError(ErrorKind.TIMEOUT, "too slow")
+        if criterion_of(request) == SHIPPING:
+            return answer("I'd rather not say.")
+        return verdict(0.9)
+
+    model = logprob_model(step, step, step)
+    result = await CriteriaJudge([REFUND, POLITE, SHIPPING], model).judge(CTX)
+    report = CriteriaReport.of(result)
+    assert report is not None
+    assert result.status is Status.ERROR
+    assert report.cause is Cause.MIXED
+    assert result.cause is Cause.MIXED
+    assert report.causes == {POLITE: Cause.TIMEOUT, SHIPPING: Cause.UNPARSEABLE}
+    assert report.errored_criteria == (POLITE, SHIPPING)
+    errored = [row for row in report.criteria if row.status is Status.ERROR]
+    assert [(row.cause, row.p_yes, row.method) for row in errored] == [
+        (Cause.TIMEOUT, None, None),
+        (Cause.UNPARSEABLE, None, None),
+    ]

@@ -8,8 +8,17 @@ from collections.abc import Mapping
 
 import pytest
 
-from jurist.core import Context, Status
-from jurist.judges import CoverageJudge, FocusJudge, KeyFacts, ModelRef, relevance_f1
+from jurist.core import Cause, Context, Status
+from jurist.judges import (
+    CoverageJudge,
+    CoverageReport,
+    Extraction,
+    FocusJudge,
+    FocusReport,
+    KeyFacts,
+    ModelRef,
+    relevance_f1,
+)
 from jurist.llm import Capabilities, ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
@@ -275,3 +284,96 @@ async def test_a_shared_key_facts_serves_a_coverage_and_a_focus_judge():
 def test_bad_options_are_refused_by_name(options, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         FocusJudge("test:unused", **options)
+
+
+# The reports
+
+
+async def test_a_focus_judgment_holds_a_focus_report():
+    router = Router({ON: 0.9, MINOR: 0.2}, claims=[ON, MINOR])
+    judgment = await FocusJudge(model_for(router), min_score=0.3).judge(ctx("any text"))
+    report = FocusReport.of(judgment)
+    assert report is not None
+    assert (report.key_facts, report.extraction) == (3, Extraction.MODEL)
+    assert report.statements_from == "model"
+    assert [s.statement for s in report.statements] == [ON, MINOR]
+    assert [s.p_on_topic for s in report.statements] == pytest.approx([0.9, 0.2])
+    assert {s.method for s in report.statements} == {"logprobs"}
+    assert all(s.cause is None and s.error is None for s in report.statements)
+    assert report.off_topic_statements == 1
+    assert report.p_on_topic_mean == pytest.approx(0.55)
+    assert report.on_topic_threshold == 0.5
+    assert [(i.type, i.severity, i.statement) for i in report.issues] == [
+        ("off_topic", "warning", MINOR)
+    ]
+    assert report.cause is None
+    assert CoverageReport.of(judgment) is None
+
+
+async def test_a_focus_report_of_an_error_names_the_failed_statement_s_cause():
+    failure = ModelError(ErrorKind.TIMEOUT, TimeoutError("slow"))
+    router = Router({ON: 0.9, MINOR: failure}, claims=[ON, MINOR])
+    judgment = await FocusJudge(model_for(router)).judge(ctx("any text"))
+    report = FocusReport.of(judgment)
+    assert report is not None
+    assert report.cause is Cause.TIMEOUT
+    assert report.p_on_topic_mean is None
+    failed = report.statements[1]
+    assert (failed.p_on_topic, failed.method, failed.cause) == (None, "none", Cause.TIMEOUT)
+    assert failed.error
+
+
+async def test_a_coverage_judgment_holds_a_coverage_report_with_a_row_per_key_fact():
+    router = Router({}, coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1})
+    judgment = await CoverageJudge(model_for(router)).judge(ctx("any text"))
+    report = CoverageReport.of(judgment)
+    assert report is not None
+    assert (report.key_facts, report.extraction) == (3, Extraction.MODEL)
+    assert [row.claim for row in report.facts] == FACTS
+    assert [row.p_supported for row in report.facts] == pytest.approx([0.9, 0.8, 0.1])
+    assert report.covered_facts == sum(row.supported for row in report.facts)
+    assert report.p_covered_mean == pytest.approx(0.6, abs=0.01)
+    assert report.statements is None
+    assert report.p_on_topic_mean is None
+    assert report.relevance is None
+    assert FocusReport.of(judgment) is None
+
+
+async def test_a_coverage_report_with_the_off_topic_check_holds_the_focus_too():
+    router = Router(
+        {ON: 0.9, MINOR: 0.1},
+        claims=[ON, MINOR],
+        coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1},
+    )
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    report = CoverageReport.of(judgment)
+    assert report is not None
+    assert report.statements is not None
+    assert [s.statement for s in report.statements] == [ON, MINOR]
+    assert report.off_topic_statements == 1
+    assert report.p_on_topic_mean == pytest.approx(0.5)
+    assert report.issues is not None
+    assert [i.statement for i in report.issues] == [MINOR]
+    assert report.relevance == pytest.approx(relevance_f1(report.p_covered_mean or 0.0, 0.5))
+
+
+async def test_a_coverage_report_writes_the_mean_focus_when_checked_even_without_statements():
+    router = Router({}, claims=[], coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1})
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    report = CoverageReport.of(judgment)
+    assert report is not None
+    assert report.statements == ()
+    assert judgment.metadata["p_on_topic_mean"] is None
+    assert report.relevance == report.p_covered_mean
+
+
+async def test_a_coverage_report_of_an_error_names_the_cause():
+    failure = ModelError(ErrorKind.TIMEOUT, TimeoutError("slow"))
+    router = Router(
+        {ON: failure}, claims=[ON], coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1}
+    )
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    report = CoverageReport.of(judgment)
+    assert report is not None
+    assert report.cause is Cause.TIMEOUT
+    assert report.relevance is None

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from jurist.core import CategoricalScore, Context, Judgment, Status
-from jurist.judges import PairwiseJudge
+from jurist.judges import CriterionReport, PairwiseJudge, PairwiseReport
 from jurist.judges._pairwise import ANSWER_SCHEMA, OUTPUT_B
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, gated, settle, with_logprobs
@@ -297,3 +297,36 @@ def test_an_unknown_rubric_is_refused_when_the_judge_is_built():
 
     with pytest.raises(RubricError, match="no-such-rubric"):
         PairwiseJudge(ScriptedModel(), rubric="no-such-rubric")
+
+
+# The report
+
+
+async def test_a_pairwise_judgment_holds_a_pairwise_report_with_each_order():
+    model = ScriptedModel(
+        script=[probable(0.9, "A is right"), probable(0.7, "B is wrong")],
+        capabilities=LOGPROB_CAPABILITIES,
+    )
+    judgment = await PairwiseJudge(model, tie_margin=0.05).judge(ctx())
+    report = PairwiseReport.of(judgment)
+    assert report is not None
+    assert judgment.metadata["report"] == "pairwise"
+    assert (report.both_orders, report.tie_margin, report.rubric) == (True, 0.05, None)
+    assert report.method == "logprobs"
+    assert report.p_a == pytest.approx(0.6)
+    assert report.position_consistent is False
+    first, second = report.orders
+    assert (first.shown_first, first.choice, first.stated) == ("A", "A", "1")
+    assert (second.shown_first, second.choice, second.stated) == ("B", "B", "1")
+    assert [o.p_a for o in report.orders] == pytest.approx([0.9, 0.3])
+    assert first.probabilities == pytest.approx({"1": 0.9, "2": 0.1})
+    assert (first.reason, second.reason) == ("A is right", "B is wrong")
+    assert first.prompt_sha256 != second.prompt_sha256
+    assert CriterionReport.of(judgment) is None
+
+
+async def test_a_pairwise_judgment_that_cannot_compare_holds_no_report():
+    judgment = await PairwiseJudge(ScriptedModel()).judge(ctx(b=None))
+    assert judgment.status is Status.ABSTAIN
+    assert PairwiseReport.of(judgment) is None
+    assert CriterionReport.of(judgment) is None

@@ -5,8 +5,16 @@ import re
 
 import pytest
 
-from jurist.core import Context, NumericScore, Status, Usage
-from jurist.judges import AnswerRelevanceJudge, ContextRelevanceJudge, rag
+from jurist.core import Cause, Context, NumericScore, Status, Usage
+from jurist.judges import (
+    AnswerRelevanceJudge,
+    ContextRelevanceJudge,
+    ContextRelevanceReport,
+    CriterionReport,
+    PassageFailure,
+    PassageVerdict,
+    rag,
+)
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, with_logprobs
 
@@ -144,3 +152,47 @@ async def test_answer_relevance_abstains_without_an_answer_and_errors_on_garbage
     result = await AnswerRelevanceJudge(model(broken)).judge(Context(QUESTION, output="1889"))
     assert result.status is Status.ERROR
     assert result.metadata["cause"] == "unparseable"
+
+
+# The reports
+
+
+async def test_context_relevance_holds_a_report_with_a_row_per_passage():
+    judge_model = model(*[by_passage({RELEVANT: yes_no(0.9, "on it"), OFF_TOPIC: yes_no(0.1)})] * 2)
+    result = await ContextRelevanceJudge(judge_model, min_score=0.4).judge(
+        Context(QUESTION, context=(RELEVANT, OFF_TOPIC))
+    )
+    report = ContextRelevanceReport.of(result)
+    assert report is not None
+    assert all(isinstance(row, PassageVerdict) for row in report.passages)
+    assert [row.model_dump() for row in report.passages] == [
+        {"passage": 1, "relevant": True, "p_yes": pytest.approx(0.9), "reason": "on it"},
+        {"passage": 2, "relevant": False, "p_yes": pytest.approx(0.1), "reason": "because"},
+    ]
+    assert (report.threshold, report.min_score, report.cause) == (0.5, 0.4, None)
+    assert "cause" not in result.metadata
+    assert CriterionReport.of(result) is None
+
+
+async def test_a_passage_that_could_not_be_judged_is_a_failure_row_with_its_cause():
+    step = by_passage({RELEVANT: yes_no(0.9), OFF_TOPIC: ModelError(ErrorKind.TIMEOUT, "slow")})
+    result = await ContextRelevanceJudge(model(step, step)).judge(
+        Context(QUESTION, context=(RELEVANT, OFF_TOPIC))
+    )
+    report = ContextRelevanceReport.of(result)
+    assert report is not None
+    assert report.cause is Cause.TIMEOUT
+    relevant, failed = report.passages
+    assert isinstance(relevant, PassageVerdict)
+    assert isinstance(failed, PassageFailure)
+    assert (failed.passage, failed.cause) == (2, Cause.TIMEOUT)
+    assert "slow" in failed.error
+
+
+async def test_answer_relevance_holds_the_criterion_report_of_its_question():
+    ctx = Context(QUESTION, output="It was completed in 1889.")
+    result = await AnswerRelevanceJudge(model(yes_no(0.7))).judge(ctx)
+    report = CriterionReport.of(result)
+    assert report is not None
+    assert (report.answer, report.p_yes) == ("yes", pytest.approx(0.7))
+    assert ContextRelevanceReport.of(result) is None

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from jurist import Context, Status
-from jurist.core import NumericScore
-from jurist.judges import RubricJudge, RubricResult
+from jurist.core import Cause, NumericScore
+from jurist.judges import CriteriaReport, RubricJudge, RubricReport, RubricResult
 from jurist.llm import Capabilities, ErrorKind, ModelError
 from jurist.rubrics import Rubric, RubricExample
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
@@ -276,3 +276,33 @@ async def test_built_in_rubric_by_id_and_output_stays_data():
     fence = fence_line.removesuffix("output")
     assert len(fence) > 3  # longer than the output's own ``` so it cannot be closed early
     assert "data" in model.requests[0].messages[0].content  # the system prompt says so
+
+
+# The report
+
+
+async def test_a_rubric_judgment_holds_a_rubric_report_with_its_result():
+    model = ScriptedModel(
+        script=[by_criterion(("accuracy", stated(4, 0.9)), ("style", stated(2, 0.4)))] * 2,
+        capabilities=STATED,
+    )
+    judgment = await judge_with(model)
+    report = RubricReport.of(judgment)
+    assert report is not None
+    assert judgment.metadata["report"] == "rubric"
+    assert report.rubric == "t"
+    assert report.methods == ("stated",)
+    assert report.aligned is None
+    assert "aligned" not in judgment.metadata
+    assert report.rubric_result == RubricResult.from_judgment(judgment)
+    assert [c.score for c in report.rubric_result.criteria_results] == [4, 2]
+    assert CriteriaReport.of(judgment) is None
+
+
+async def test_a_rubric_judgment_that_errs_holds_no_rubric_report():
+    model = ScriptedModel(script=[ModelError(ErrorKind.TIMEOUT, "slow")] * 2, capabilities=STATED)
+    judgment = await judge_with(model)
+    assert judgment.status is Status.ERROR
+    assert RubricReport.of(judgment) is None
+    assert judgment.cause is Cause.TIMEOUT
+    assert judgment.metadata["causes"] == {"accuracy": "timeout", "style": "timeout"}

@@ -85,7 +85,7 @@ from jurist.calibration._report_compare import (
     ReportComparison,
     compare_reports,
 )
-from jurist.calibration._sampled import Sampled, SampledJudge
+from jurist.calibration._sampled import RubricSample, Sampled, SampledJudge, SampledRubricReport
 from jurist.calibration._saved_alignments import (
     AlignedJudge,
     FittedAlignment,
@@ -143,8 +143,10 @@ __all__ = [
     "PositionReport",
     "PositionStats",
     "ReportComparison",
+    "RubricSample",
     "Sampled",
     "SampledJudge",
+    "SampledRubricReport",
     "SentenceChecks",
     "Target",
     "aligned_scores",
