@@ -1,6 +1,9 @@
-"""A scripted model in place of the real one, for the model-backed commands."""
+"""A scripted model in place of the real one, and rubric files, for the model-backed commands."""
+
+from pathlib import Path
 
 import pytest
+import yaml
 
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel
 
@@ -22,3 +25,28 @@ def use_model(monkeypatch):
         return model
 
     return install
+
+
+@pytest.fixture
+def rubric_file(tmp_path):
+    """`write(*criteria)` writes a rubric file `house-style.yaml` (id house-style) with those
+    criteria, each described as "The output is NAME.", and returns its path."""
+
+    def write(*criteria: str) -> Path:
+        rubric = {
+            "id": "house-style",
+            "name": "House style",
+            "criteria": [
+                {
+                    "name": name,
+                    "description": f"The output is {name}.",
+                    "anchors": {level: f"level {level}" for level in range(1, 6)},
+                }
+                for name in criteria
+            ],
+        }
+        path = tmp_path / "house-style.yaml"
+        path.write_text(yaml.safe_dump(rubric), "utf-8")
+        return path
+
+    return write

@@ -115,3 +115,35 @@ def test_the_installed_command_runs_as_a_real_process():
     )
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["aggregated"]["status"] == "fail"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--max-words", "-1"], "--max-words: Input should be greater than or equal to 0"),
+        (["--max-chars", "-5"], "--max-chars: Input should be greater than or equal to 0"),
+        (["--regex", "x", "--regex", "("], "--regex: pattern '(' is not a valid regex"),
+        (["--contains", ""], "--contains: String should have at least 1 character"),
+    ],
+)
+def test_a_value_the_judges_refuse_exits_2_naming_its_flag(args, message):
+    result = run("check", GOOD, *args)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split())
+
+
+def test_an_invalid_schema_is_named_by_its_flag(tmp_path):
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text(json.dumps({"type": "no-such-type"}))
+    result = run("check", GOOD, "--schema", str(invalid))
+    assert result.exit_code == 2
+    assert "--schema: schema is not a valid JSON Schema" in " ".join(result.stderr.split())
+
+
+def test_every_regex_given_is_checked_however_many():
+    # A spec from a client holds at most MAX_SPEC_JUDGES judges; the command line's own
+    # flags are not bounded by it.
+    patterns = [arg for index in range(80) for arg in ("--regex", f"x{index}|.")]
+    result = run("check", GOOD, *patterns, "--json")
+    assert result.exit_code == 0, result.output
+    assert len(Verdict.from_json(result.stdout).individual) == 80

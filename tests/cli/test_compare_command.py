@@ -174,3 +174,15 @@ def test_one_order_asks_once(use_model, files):
     assert result.exit_code == 0, result.output
     assert model.calls == 1
     assert "not measured" in result.stdout
+
+
+def test_a_rubric_file_goes_into_the_prompt(use_model, files, rubric_file, tmp_path):
+    rubric = rubric_file("brevity")
+    model = use_model(prefers(GOOD), prefers(GOOD))
+    result = run("compare", "-i", INSTRUCTION, *files, "--rubric", str(rubric))
+    assert result.exit_code == 0, result.output
+    assert "- brevity: The output is brevity." in model.requests[0].messages[-1].content
+    missing = run("compare", "-i", INSTRUCTION, *files, "--rubric", str(tmp_path / "no.yaml"))
+    assert missing.exit_code == 2
+    assert "--rubric: " in missing.stderr
+    assert "cannot be read" in " ".join(missing.stderr.split())

@@ -138,3 +138,15 @@ def test_bad_input_exits_2_and_names_the_argument(use_model, output_file, args, 
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.stderr.split())
     assert model.calls == 0
+
+
+@pytest.mark.parametrize(
+    ("threshold", "message"),
+    [("1.5", "Input should be less than 1"), ("0", "Input should be greater than 0")],
+)
+def test_a_threshold_outside_zero_one_names_its_flag(use_model, output_file, threshold, message):
+    model = use_model()
+    result = run("criteria", str(output_file), "-c", REFUND, "--threshold", threshold)
+    assert result.exit_code == 2, result.output
+    assert f"--threshold: {message}" in result.stderr
+    assert model.calls == 0

@@ -69,6 +69,28 @@ def test_grounding_json_carries_issues_and_counts(use_model, files):
     assert judgment["metadata"]["issues"][0]["type"] == "unsupported_claim"
 
 
+def test_grounding_threshold_reaches_the_judge(use_model, files):
+    # P(supported) 0.95 is over the default 0.5, and under a threshold of 0.99.
+    use_model(*[script()] * 3)
+    args = ["grounding", str(files["answer"]), "-C", str(files["source"])]
+    result = run(*args, "--threshold", "0.99")
+    assert result.exit_code == 1, result.output
+    assert "2 of 2 claims unsupported" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("threshold", "message"),
+    [("1.5", "Input should be less than 1"), ("0", "Input should be greater than 0")],
+)
+def test_grounding_threshold_outside_zero_one_names_its_flag(use_model, files, threshold, message):
+    model = use_model()
+    args = ["grounding", str(files["answer"]), "-C", str(files["source"])]
+    result = run(*args, "--threshold", threshold)
+    assert result.exit_code == 2
+    assert f"--threshold: {message}" in result.stderr
+    assert model.calls == 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -112,3 +112,32 @@ def test_bad_input_exits_2_naming_the_option(use_model, files, args, message):
     assert result.exit_code == 2, result.output
     assert message in result.stderr
     assert model.calls == 0
+
+
+def test_a_rubric_file_is_read_and_its_criteria_chosen(use_model, files, rubric_file):
+    # A spec names rubrics by library id only; the command line may also name a file.
+    rubric = rubric_file("brevity", "plainness")
+    use_model(scored({"5": 0.9, "4": 0.1}, "Short."))
+    result = run("judge", str(files["summary"]), "-r", str(rubric), "-c", "brevity", "--json")
+    assert result.exit_code == 0, result.output
+    judged = RubricResult.from_judgment(Judgment.from_json(result.stdout))
+    assert judged.rubric_id == "house-style"
+    assert [row.criterion_name for row in judged.criteria_results] == ["brevity"]
+    unknown = run("judge", str(files["summary"]), "-r", str(rubric), "-c", "tone")
+    assert unknown.exit_code == 2
+    assert "--criterion: rubric 'house-style' has no criterion 'tone'" in unknown.stderr
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [
+        ("9", "--pass-score: Input should be less than or equal to 5"),
+        ("0.5", "--pass-score: Input should be greater than or equal to 1"),
+    ],
+)
+def test_a_pass_score_outside_one_to_five_names_its_flag(use_model, files, score, message):
+    model = use_model()
+    result = run("judge", str(files["summary"]), "-r", "summarization", "--pass-score", score)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert model.calls == 0

@@ -2,17 +2,16 @@
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from jurist.cli._exit import exit_code
-from jurist.cli._inputs import BadInput, exit_bad_input, read_output
+from jurist.cli._inputs import BadInput, build_judge, exit_bad_input, read_output
 from jurist.cli._render import render_verdict
-from jurist.core import Context, Judge
-from jurist.judges import ContainsJudge, LengthJudge, RegexJudge, SchemaJudge
-from jurist.jury import Consensus, ErrorPolicy, Jury
+from jurist.core import Context
+from jurist.jury import ErrorPolicy, Jury
 
 
 def _load_schema(path: Path) -> dict[str, object]:
@@ -29,7 +28,7 @@ def _load_schema(path: Path) -> dict[str, object]:
     return schema  # type: ignore[return-value]
 
 
-def build_judges(
+def check_spec(
     *,
     schema: Path | None,
     contains: list[str],
@@ -38,25 +37,39 @@ def build_judges(
     regex: list[str],
     max_words: int | None,
     max_chars: int | None,
-) -> list[Judge]:
-    judges: list[Judge] = []
-    try:
-        if schema is not None:
-            judges.append(SchemaJudge(_load_schema(schema), name="schema"))
-        if contains:
-            mode = "any" if any_keyword else "all"
-            judges.append(
-                ContainsJudge(contains, mode=mode, case_sensitive=case_sensitive, name="contains")
-            )
-        for index, pattern in enumerate(regex):
-            judges.append(RegexJudge(pattern, name=f"regex[{index}]"))
-        if max_words is not None or max_chars is not None:
-            judges.append(LengthJudge(max_words=max_words, max_chars=max_chars, name="length"))
-    except (ValueError, TypeError) as exc:
-        raise BadInput(str(exc)) from exc
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The jury the flags ask for, as a spec, and the flag that set each place in it. Every
+    judge runs (consensus, no short-circuit) so the report lists every problem at once."""
+    judges: list[dict[str, Any]] = []
+    flags: dict[str, str] = {}
+
+    def add(judge: dict[str, Any], flag: str) -> str:
+        at = f"judges[{len(judges)}]"
+        judges.append(judge)
+        flags[at] = flag
+        return at
+
+    if schema is not None:
+        add({"type": "schema", "schema": _load_schema(schema), "name": "schema"}, "--schema")
+    if contains:
+        contains_judge = {
+            "type": "contains",
+            "keywords": contains,
+            "mode": "any" if any_keyword else "all",
+            "case_sensitive": case_sensitive,
+            "name": "contains",
+        }
+        add(contains_judge, "--contains")
+    for index, pattern in enumerate(regex):
+        add({"type": "regex", "pattern": pattern, "name": f"regex[{index}]"}, "--regex")
+    if max_words is not None or max_chars is not None:
+        length = {"type": "length", "max_words": max_words, "max_chars": max_chars}
+        at = add({**length, "name": "length"}, "--max-words/--max-chars")
+        flags |= {f"{at}.max_words": "--max-words", f"{at}.max_chars": "--max-chars"}
     if not judges:
         raise BadInput("nothing to check: give --schema, --contains, --regex or a length limit")
-    return judges
+    strategy = {"type": "consensus", "errors": ErrorPolicy.PROPAGATE.value}
+    return {"type": "jury", "name": "check", "judges": judges, "strategy": strategy}, flags
 
 
 def check(
@@ -88,7 +101,7 @@ def check(
     Exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 undecided (a judge errored or abstained).
     """
     try:
-        judges = build_judges(
+        spec, flags = check_spec(
             schema=schema,
             contains=contains or [],
             any_keyword=any_keyword,
@@ -97,11 +110,12 @@ def check(
             max_words=max_words,
             max_chars=max_chars,
         )
+        # A spec's bound on judges guards against clients; each of these is a flag the user typed.
+        jury = build_judge(spec, flags, max_judges=len(spec["judges"]) + 1)
         text = read_output(output)
     except BadInput as exc:
         exit_bad_input(exc)
-    # Every judge runs (no short-circuit) so the report lists every problem at once.
-    jury = Jury(judges, Consensus(errors=ErrorPolicy.PROPAGATE), name="check")
+    assert isinstance(jury, Jury)
     verdict = jury.vote_sync(Context("check the output", output=text))
     if as_json:
         typer.echo(verdict.to_json(indent=2))

@@ -13,15 +13,16 @@ from jurist.cli._inputs import (
     BadInput,
     JsonOption,
     ModelOption,
+    build_judge,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
+    read_rubric,
 )
 from jurist.cli._render import status_text
-from jurist.core import Judgment, Status, judge_sync
-from jurist.judges import PairwiseJudge, pairwise_context
-from jurist.rubrics import RubricError
+from jurist.core import Judge, Judgment, Status, judge_sync
+from jurist.judges import pairwise_context
 
 _WINNER = {
     "A": ("A WINS", "bold green"),
@@ -30,12 +31,14 @@ _WINNER = {
 }
 
 
-def build_judge(*, model: str | None, rubric: str | None, one_order: bool) -> PairwiseJudge:
+def build_pairwise_judge(*, model: str | None, rubric: str | None, one_order: bool) -> Judge:
     check_model_spec(model)
-    try:
-        return PairwiseJudge(model, both_orders=not one_order, rubric=rubric)
-    except RubricError as exc:
-        raise BadInput(f"--rubric: {exc}") from exc
+    spec = {
+        "type": "pairwise",
+        "both_orders": not one_order,
+        "rubric": read_rubric("--rubric", rubric) if rubric is not None else None,
+    }
+    return build_judge(spec, {"rubric": "--rubric", "both_orders": "--one-order"}, model=model)
 
 
 def read_inputs(
@@ -115,7 +118,7 @@ def compare(
     Exit codes: 0 A is better, 1 B is better, 2 bad input, 3 a tie or an error.
     """
     try:
-        judge = build_judge(model=model, rubric=rubric, one_order=one_order)
+        judge = build_pairwise_judge(model=model, rubric=rubric, one_order=one_order)
         text_a, text_b, reference_text = read_inputs(instruction, a, b, reference)
     except BadInput as exc:
         exit_bad_input(exc)

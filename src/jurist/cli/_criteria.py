@@ -14,29 +14,27 @@ from jurist.cli._inputs import (
     JsonOption,
     ModelOption,
     SourceOption,
+    build_judge,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
 )
 from jurist.cli._render import status_text
-from jurist.core import Context, Judgment, Status, judge_sync
-from jurist.judges import CriteriaJudge
+from jurist.core import Context, Judge, Judgment, Status, judge_sync
+
+# The flag behind each field of the spec: criteria[1] is the second --criterion.
+_FLAGS = {"criteria": "--criterion", "threshold": "--threshold", "together": "--together"}
 
 
-def build_judge(
+def build_criteria_judge(
     criteria: list[str], *, model: str | None, together: bool, threshold: float
-) -> CriteriaJudge:
+) -> Judge:
     if not criteria:
         raise BadInput("nothing to judge: give at least one --criterion")
     check_model_spec(model)
-    if not 0.0 < threshold < 1.0:
-        raise BadInput(f"--threshold: {threshold} is not strictly between 0 and 1")
-    try:
-        return CriteriaJudge(criteria, model, threshold=threshold, together=together)
-    except ValueError as exc:
-        # The judge names criteria by position; the user typed them as --criterion.
-        raise BadInput(f"--criterion: {exc}") from exc
+    spec = {"type": "criteria", "criteria": criteria, "threshold": threshold, "together": together}
+    return build_judge(spec, _FLAGS, model=model)
 
 
 def _probability(row: dict[str, Any]) -> str:
@@ -91,7 +89,9 @@ def criteria(
     Exit codes: 0 all met, 1 a criterion not met, 2 bad input, 3 a criterion undecided.
     """
     try:
-        judge = build_judge(criterion or [], model=model, together=together, threshold=threshold)
+        judge = build_criteria_judge(
+            criterion or [], model=model, together=together, threshold=threshold
+        )
         sources = tuple(read_file("--source", path) for path in source or [])
         text = read_output(output)
     except BadInput as exc:

@@ -16,6 +16,7 @@ from jurist.cli._inputs import (
     GoalOption,
     JsonOption,
     ModelOption,
+    build_judge,
     check_model_spec,
     exit_bad_input,
     read_file,
@@ -24,7 +25,7 @@ from jurist.cli._inputs import (
 from jurist.cli._kb import DatabaseOption, open_knowledge
 from jurist.cli._render import status_text
 from jurist.core import Context, Judgment, judge_sync, run_sync
-from jurist.judges import FactChecker, HallucinationJudge, UnknownSource
+from jurist.judges import FactChecker, UnknownSource
 
 ContextOption = Annotated[
     list[Path] | None,
@@ -36,7 +37,9 @@ ThresholdOption = Annotated[
 ]
 
 
-def _threshold(value: float | None) -> None:
+def _fact_check_threshold(value: float | None) -> None:
+    # The fact checker searches a knowledge base, which a spec cannot hand it: it is built
+    # by hand, so its threshold is checked here.
     if value is not None and not 0.0 < value < 1.0:
         raise BadInput(f"--threshold: {value} is not strictly between 0 and 1")
 
@@ -111,12 +114,12 @@ def grounding(
         if not context:
             raise BadInput("--context: give at least one file to check the output against")
         check_model_spec(model)
-        _threshold(threshold)
+        spec = {"type": "hallucination", "together": together}
+        if threshold is not None:
+            spec["threshold"] = threshold
+        judge = build_judge(spec, {"threshold": "--threshold"}, model=model)
         passages = tuple(read_file("--context", path) for path in context)
         text = read_output(output)
-        judge = HallucinationJudge(
-            model, together=together, threshold=0.5 if threshold is None else threshold
-        )
     except BadInput as exc:
         exit_bad_input(exc)
     judgment = judge_sync(judge, Context(goal, output=text, context=passages))
@@ -155,7 +158,7 @@ def facts(
         if not sources:
             raise BadInput("--collection: name at least one trusted collection or --document")
         check_model_spec(model)
-        _threshold(threshold)
+        _fact_check_threshold(threshold)
         text = read_output(output)
     except BadInput as exc:
         exit_bad_input(exc)

@@ -1,15 +1,18 @@
 """Reading what a user passes on the command line; every problem names its argument."""
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
 from jurist.cli._exit import Exit
-from jurist.core import JuristError
+from jurist.core import Judge, JuristError
 from jurist.llm import parse_spec
+from jurist.rubrics import Rubric, RubricError, get_rubric
+from jurist.specs import MAX_SPEC_JUDGES, SpecError, SpecProblem, judge_from_spec
 
 
 class BadInput(JuristError):
@@ -52,6 +55,40 @@ def check_model_spec(model: str | None) -> None:
         parse_spec(model)
     except ValueError as exc:
         raise BadInput(f"--model: {exc}") from exc
+
+
+def build_judge(
+    spec: dict[str, Any],
+    flags: Mapping[str, str],
+    *,
+    model: str | None = None,
+    max_judges: int = MAX_SPEC_JUDGES,
+) -> Judge:
+    """The judge a command's flags describe, as a spec built by jurist.specs like any other.
+    `flags` maps places in the spec (a field, or a member of a jury) to the flag that set
+    them, so a problem names the flag the user typed rather than the spec's path."""
+    try:
+        return judge_from_spec(spec, model=model, max_judges=max_judges)
+    except SpecError as exc:
+        raise BadInput("; ".join(flag_problem(p, flags) for p in exc.problems)) from exc
+
+
+def flag_problem(problem: SpecProblem, flags: Mapping[str, str]) -> str:
+    """A spec problem in the words of the command line: the flag of the deepest place in
+    `flags` that holds its path, then the problem (its spec path when no flag set it)."""
+    for path in sorted(flags, key=len, reverse=True):
+        if problem.path == path or problem.path.startswith((f"{path}.", f"{path}[")):
+            return f"{flags[path]}: {problem.message}"
+    return str(problem)
+
+
+def read_rubric(option: str, id_or_path: str) -> Rubric:
+    """A rubric of the library by id, or read from a file: the command line may name files,
+    which a spec never does, so the rubric goes into the spec whole."""
+    try:
+        return get_rubric(id_or_path)
+    except RubricError as exc:
+        raise BadInput(f"{option}: {exc}") from exc
 
 
 # Options the model-backed commands share.

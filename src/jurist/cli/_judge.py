@@ -15,31 +15,31 @@ from jurist.cli._inputs import (
     JsonOption,
     ModelOption,
     SourceOption,
+    build_judge,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
+    read_rubric,
 )
 from jurist.cli._render import status_text
-from jurist.core import Context, Judgment, judge_sync
-from jurist.judges import RubricJudge, RubricResult
-from jurist.rubrics import RubricError, get_rubric
+from jurist.core import Context, Judge, Judgment, judge_sync
+from jurist.judges import RubricResult
+
+_FLAGS = {"rubric": "--rubric", "criteria": "--criterion", "pass_score": "--pass-score"}
 
 
 def build_rubric_judge(
     rubric: str, *, criteria: list[str], model: str | None, pass_score: float | None
-) -> RubricJudge:
+) -> Judge:
     check_model_spec(model)
-    try:
-        found = get_rubric(rubric)
-    except RubricError as exc:
-        raise BadInput(f"--rubric: {exc}") from exc
-    try:
-        return RubricJudge(found, model, criteria=criteria or None, pass_score=pass_score)
-    except KeyError as exc:
-        raise BadInput(f"--criterion: {exc.args[0]}") from exc
-    except ValueError as exc:
-        raise BadInput(f"--pass-score: {exc}") from exc
+    spec = {
+        "type": "rubric",
+        "rubric": read_rubric("--rubric", rubric),
+        "criteria": criteria or None,
+        "pass_score": pass_score,
+    }
+    return build_judge(spec, _FLAGS, model=model)
 
 
 def render_rubric(console: Console, subject: str, judgment: Judgment) -> None:
