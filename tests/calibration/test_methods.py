@@ -8,7 +8,16 @@ import pytest
 from jurist import Judgment, Usage
 from jurist.calibration import ClaimConsistency, PlainRubric, calibrate, method_named
 from jurist.data import load_labelled
-from jurist.judges import ClaimRow, ClaimsReport, Extraction, QuoteMatch, Support
+from jurist.judges import (
+    ClaimRow,
+    ClaimsReport,
+    CoverageReport,
+    Extraction,
+    FocusReport,
+    QuoteMatch,
+    StatementRow,
+    Support,
+)
 from jurist.rubrics import get_rubric
 from service_script import ServiceScript, scripted_model
 
@@ -167,12 +176,23 @@ def test_contradicted_verdicts_and_invented_quotes_are_signals_for_alignment():
     assert reading.signals["consistency.invented_quotes"] == 1.0
 
 
-def focus_metadata(p_on_topic: list[float]) -> dict[str, object]:
+def focus_fields(p_on_topic: list[float]) -> dict[str, object]:
     return {
-        "statements": [{"statement": f"s{i}", "p_on_topic": p} for i, p in enumerate(p_on_topic)],
+        "statements_from": "model",
+        "statements": tuple(
+            StatementRow(statement=f"s{i}", p_on_topic=p, reason="", method="logprobs")
+            for i, p in enumerate(p_on_topic)
+        ),
         "p_on_topic_mean": sum(p_on_topic) / len(p_on_topic),
         "off_topic_statements": sum(1 for p in p_on_topic if p < 0.5),
+        "on_topic_threshold": 0.5,
+        "issues": (),
     }
+
+
+def focus_metadata(p_on_topic: list[float]) -> dict[str, object]:
+    fields = focus_fields(p_on_topic)
+    return FocusReport(key_facts=4, extraction=Extraction.MODEL, **fields).to_metadata()
 
 
 def test_focus_and_coverage_with_focus_read_relevance_by_name():
@@ -196,13 +216,15 @@ def test_focus_and_coverage_with_focus_read_relevance_by_name():
     assert focus.seconds == pytest.approx(0.9)
 
     both = Judgment.fail(
-        metadata={
-            "key_facts": 4,
-            "covered_facts": 1,
-            "p_covered_mean": 0.3,
-            **focus_metadata([0.9, 0.3]),
-            "relevance": 0.4,
-        }
+        metadata=CoverageReport(
+            key_facts=4,
+            extraction=Extraction.MODEL,
+            facts=(),
+            covered_facts=1,
+            p_covered_mean=0.3,
+            **focus_fields([0.9, 0.3]),
+            relevance=0.4,
+        ).to_metadata()
     )
     reading = method_named("coverage:focus").read(both)
     assert reading is not None

@@ -9,7 +9,7 @@ A method also names the signals an alignment may use (`jurist align`).
 """
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -18,8 +18,10 @@ from jurist.data import LabelledDataset
 from jurist.judges import (
     ClaimsReport,
     CoverageJudge,
+    CoverageReport,
     FaithfulnessJudge,
     FocusJudge,
+    FocusReport,
     RubricJudge,
     RubricResult,
     Support,
@@ -165,18 +167,16 @@ class Coverage(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        meta: Mapping[str, object] = judgment.metadata
+        report = CoverageReport.of(judgment)
         seconds = seconds_of(judgment)
-        coverage, facts = meta.get("p_covered_mean"), meta.get("key_facts")
-        if not isinstance(coverage, float | int) or not isinstance(facts, int):
+        if report is None or report.p_covered_mean is None:
             return MethodScores(scores={self.DIMENSION: None}, seconds=seconds)
-        covered = meta.get("covered_facts")
-        signals = {"relevance.coverage": float(coverage), "relevance.key_facts": float(facts)}
-        if isinstance(covered, int):
-            signals["relevance.covered_share"] = covered / facts
-        signals |= _focus_signals(meta)
-        combined = meta.get("relevance")
-        value = float(combined) if isinstance(combined, float | int) else float(coverage)
+        coverage, facts = report.p_covered_mean, report.key_facts
+        signals = {"relevance.coverage": coverage, "relevance.key_facts": float(facts)}
+        if report.covered_facts is not None:
+            signals["relevance.covered_share"] = report.covered_facts / facts
+        signals |= _focus_signals(report)
+        value = report.relevance if report.relevance is not None else coverage
         return MethodScores(
             scores={self.DIMENSION: 1.0 + 4.0 * value}, seconds=seconds, signals=signals
         )
@@ -200,7 +200,8 @@ class Focus(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        signals = _focus_signals(judgment.metadata)
+        report = FocusReport.of(judgment)
+        signals = _focus_signals(report) if report is not None else {}
         focus = signals.get("relevance.focus")
         return MethodScores(
             scores={self.DIMENSION: None if focus is None else 1.0 + 4.0 * focus},
@@ -209,15 +210,14 @@ class Focus(CalibrationMethod):
         )
 
 
-def _focus_signals(meta: Mapping[str, object]) -> dict[str, float]:
-    """The focus a judgment holds (FocusJudge, or CoverageJudge with off_topic)."""
-    focus, off = meta.get("p_on_topic_mean"), meta.get("off_topic_statements")
-    statements = meta.get("statements")
-    if not isinstance(focus, float | int) or not isinstance(statements, Sequence):
+def _focus_signals(report: FocusReport | CoverageReport) -> dict[str, float]:
+    """The focus a report holds (FocusJudge's, or CoverageJudge's with off_topic)."""
+    focus, statements = report.p_on_topic_mean, report.statements
+    if focus is None or statements is None:
         return {}
-    signals = {"relevance.focus": float(focus), "relevance.statements": float(len(statements))}
-    if isinstance(off, int):
-        signals["relevance.off_topic"] = float(off)
+    signals = {"relevance.focus": focus, "relevance.statements": float(len(statements))}
+    if report.off_topic_statements is not None:
+        signals["relevance.off_topic"] = float(report.off_topic_statements)
     return signals
 
 
