@@ -147,3 +147,14 @@ def test_every_regex_given_is_checked_however_many():
     result = run("check", GOOD, *patterns, "--json")
     assert result.exit_code == 0, result.output
     assert len(Verdict.from_json(result.stdout).individual) == 80
+
+
+def test_a_deeply_nested_schema_is_checked(tmp_path):
+    # A spec from a client is refused past MAX_SPEC_DEPTH; a schema file is the user's own.
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(40):
+        schema = {"type": "object", "properties": {"a": schema}}
+    deep = tmp_path / "deep.schema.json"
+    deep.write_text(json.dumps(schema))
+    result = run("check", GOOD, "--schema", str(deep))
+    assert result.exit_code == 0, result.output

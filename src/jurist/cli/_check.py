@@ -110,8 +110,7 @@ def check(
             max_words=max_words,
             max_chars=max_chars,
         )
-        # A spec's bound on judges guards against clients; each of these is a flag the user typed.
-        jury = build_judge(spec, flags, max_judges=len(spec["judges"]) + 1)
+        jury = build_judge(spec, flags)
         text = read_output(output)
     except BadInput as exc:
         exit_bad_input(exc)

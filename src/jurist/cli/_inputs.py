@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from jurist.cli._exit import Exit
 from jurist.core import Judge, JuristError
 from jurist.llm import parse_spec
 from jurist.rubrics import Rubric, RubricError, get_rubric
-from jurist.specs import MAX_SPEC_JUDGES, SpecError, SpecProblem, judge_from_spec
+from jurist.specs import SpecError, SpecProblem, judge_from_spec, registry
 
 
 class BadInput(JuristError):
@@ -58,19 +59,24 @@ def check_model_spec(model: str | None) -> None:
 
 
 def build_judge(
-    spec: dict[str, Any],
-    flags: Mapping[str, str],
-    *,
-    model: str | None = None,
-    max_judges: int = MAX_SPEC_JUDGES,
+    spec: dict[str, Any], flags: Mapping[str, str], *, model: str | None = None
 ) -> Judge:
     """The judge a command's flags describe, as a spec built by jurist.specs like any other.
     `flags` maps places in the spec (a field, or a member of a jury) to the flag that set
-    them, so a problem names the flag the user typed rather than the spec's path."""
+    them, so a problem names the flag the user typed rather than the spec's path.
+
+    A spec's bounds on judges and depth guard a service against its clients; what the user
+    gives here is their own, as many --regex as they like and as deep a --schema."""
     try:
-        return judge_from_spec(spec, model=model, max_judges=max_judges)
-    except SpecError as exc:
-        raise BadInput("; ".join(flag_problem(p, flags) for p in exc.problems)) from exc
+        parsed = registry.adapter().validate_python(spec)
+    except ValidationError as exc:
+        problems = SpecError.from_errors(exc.errors(), spec).problems
+    else:
+        try:
+            return judge_from_spec(parsed, model=model)
+        except SpecError as exc:
+            problems = exc.problems
+    raise BadInput("; ".join(flag_problem(p, flags) for p in problems))
 
 
 def flag_problem(problem: SpecProblem, flags: Mapping[str, str]) -> str:
