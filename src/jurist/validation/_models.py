@@ -6,8 +6,8 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from jurist.judges import SchemaJudge
-from jurist.specs import MAX_CRITERIA
+from jurist.core import Judge
+from jurist.specs import MAX_CRITERIA, SpecError, judge_from_spec, registry
 from jurist.validation._inputs import TASK_KEYS
 
 
@@ -117,10 +117,10 @@ class ValidationRequest(BaseModel):
     )
 
     # The schema layer's judge, compiled once while the request is checked.
-    _schema_judge: SchemaJudge | None = PrivateAttr(None)
+    _schema_judge: Judge | None = PrivateAttr(None)
 
     @property
-    def schema_judge(self) -> SchemaJudge:
+    def schema_judge(self) -> Judge:
         if self._schema_judge is None:
             raise ValueError("expected_schema: the request has no schema")
         return self._schema_judge
@@ -143,12 +143,7 @@ class ValidationRequest(BaseModel):
         if ValidationType.SCHEMA in asked:
             if self.expected_schema is None:
                 raise ValueError("expected_schema: required when validation_types includes schema")
-            try:
-                self._schema_judge = SchemaJudge(
-                    self.expected_schema, parse_text=False, name="schema"
-                )
-            except ValueError as exc:
-                raise ValueError(f"expected_schema: {exc}") from None
+            self._schema_judge = _schema_judge(self.expected_schema)
         if ValidationType.CRITERIA in asked and not self.acceptance_criteria:
             raise ValueError(
                 "acceptance_criteria: give at least one criterion when validation_types "
@@ -160,6 +155,18 @@ class ValidationRequest(BaseModel):
                 "supported by (an entry besides goal, task or question)"
             )
         return self
+
+
+def _schema_judge(schema: dict[str, Any]) -> Judge:
+    """The schema layer's judge, from its spec. The spec is validated here rather than by
+    parse_judge_spec: a schema is as deep as the request's JSON may be, not bounded by a
+    spec's depth."""
+    spec = {"type": "schema", "schema": schema, "parse_text": False, "name": "schema"}
+    try:
+        return judge_from_spec(registry.adapter().validate_python(spec))
+    except SpecError as exc:
+        problems = "; ".join(problem.message for problem in exc.problems)
+        raise ValueError(f"expected_schema: {problems}") from None
 
 
 class ValidationIssue(BaseModel):

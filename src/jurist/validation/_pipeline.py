@@ -16,11 +16,9 @@ from typing import Any
 
 from jurist.core import Judge, Judgment, JuristError, Usage, gather_ordered
 from jurist.judges import (
-    CriteriaJudge,
     FactChecker,
     HallucinationJudge,
     Retriever,
-    RubricJudge,
     SharedClaimExtractor,
     UnknownSource,
 )
@@ -35,6 +33,7 @@ from jurist.llm import (
 )
 from jurist.rubrics import Rubric, get_rubric
 from jurist.settings import Settings, get_settings
+from jurist.specs import judge_from_spec
 from jurist.validation._inputs import context_for
 from jurist.validation._layers import (
     LayerOutcome,
@@ -221,27 +220,31 @@ class Validator:
         claims: SharedClaimExtractor,
     ) -> tuple[ValidationType, Judge, Reader]:
         if layer is ValidationType.CRITERIA:
-            return (
-                layer,
-                CriteriaJudge(request.acceptance_criteria, model, name="criteria"),
-                (read_criteria),
-            )
+            criteria = {
+                "type": "criteria",
+                "criteria": request.acceptance_criteria,
+                "name": "criteria",
+            }
+            return layer, judge_from_spec(criteria, model=model), read_criteria
+        if layer is ValidationType.QUALITY:
+            quality = {"type": "rubric", "rubric": self.quality_rubric, "name": "quality"}
+            return layer, judge_from_spec(quality, model=model), self._read_quality
+        # Built by hand: facts and hallucination share one claim extractor (one extraction
+        # call for both), and the fact checker searches the retriever; neither is data a
+        # spec can hold.
         if layer is ValidationType.HALLUCINATION:
             judge = HallucinationJudge(model, extractor=claims, name="hallucination")
             return layer, judge, read_hallucination
-        if layer is ValidationType.FACTS:
-            assert self.retriever is not None  # check() refused facts without one
-            checker = FactChecker(
-                self.retriever,
-                model,
-                sources=request.trusted_sources,
-                threshold=self.settings.fact_check_threshold,
-                extractor=claims,
-                name="facts",
-            )
-            return layer, checker, read_facts
-        rubric = RubricJudge(self.quality_rubric, model, name="quality")
-        return layer, rubric, self._read_quality
+        assert self.retriever is not None  # check() refused facts without one
+        checker = FactChecker(
+            self.retriever,
+            model,
+            sources=request.trusted_sources,
+            threshold=self.settings.fact_check_threshold,
+            extractor=claims,
+            name="facts",
+        )
+        return layer, checker, read_facts
 
     def _result(
         self, request: ValidationRequest, outcomes: Sequence[LayerOutcome], elapsed_ms: float
