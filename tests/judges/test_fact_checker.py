@@ -88,8 +88,12 @@ async def test_each_claim_is_checked_against_the_passages_found_for_it():
     # Nothing was found for Atlantis: reported, and no model call spent on it.
     assert "no passage" in issues[NOWHERE]["message"]
     assert not issues[NOWHERE]["searched"]["documents"]
-    assert model.calls == 3  # extraction + two verifications
+    # Extraction and one verification: 1950 against the passage's 1937 is an exact mismatch,
+    # decided without the model.
+    assert model.calls == 2
     rows = {row["claim"]: row for row in result.metadata["claims"]}
+    assert rows[FALSE]["method"] == "exact"
+    assert rows[FALSE]["exact"][0]["claimed"] == "1950"
     assert rows[TRUE]["evidence_document"] == "landmarks/tower"
     assert result.confidence == pytest.approx(1 / 3)
 

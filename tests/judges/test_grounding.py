@@ -31,8 +31,9 @@ SOURCE = (
     "About seven million people visit it each year."
 )
 TRUE_CLAIM = "The Eiffel Tower was completed in 1889."
-FALSE_CLAIM = "The Eiffel Tower was designed by Le Corbusier."
-OUTPUT = "The Eiffel Tower was completed in 1889 and designed by Le Corbusier."
+# Nothing in it a program can compare (no number, month or name): the model decides.
+FALSE_CLAIM = "The Eiffel Tower was designed as a lighthouse."
+OUTPUT = "The Eiffel Tower was completed in 1889 and designed as a lighthouse."
 CTX = Context("Describe the Eiffel Tower.", output=OUTPUT, context=(SOURCE,))
 GOOD_QUOTE = "The Eiffel Tower was completed in 1889 for the World's Fair."
 

@@ -41,7 +41,7 @@ from jurist.judges._focus import (
     failed_judgment,
     focus_rows,
 )
-from jurist.judges._support import ClaimRow, ClaimVerifier
+from jurist.judges._support import ClaimRow, ClaimVerifier, SupportOptions
 from jurist.llm import Model
 
 
@@ -107,7 +107,9 @@ class CoverageJudge(BaseJudge):
         super().__init__(name or "coverage", description)
         reference = ModelRef(model)
         self.key_facts = key_facts or KeyFacts(reference, facts)
-        self.verifier = ClaimVerifier(reference)
+        # A key fact the output leaves out is uncovered, not contradicted: the exact checks,
+        # which treat a number or name the text lacks as a mismatch, are for claims.
+        self.verifier = ClaimVerifier(reference, SupportOptions(exact=False))
         self.focus = FocusCheck(reference, statements=statements) if off_topic else None
         self.min_score = min_score_of(min_score)
 

@@ -356,13 +356,25 @@ def _people(text: str) -> list[str]:
     return list(dict.fromkeys(people))
 
 
-def findings(claim: str, evidence: str, source: str) -> list[Finding]:
-    """Every exact mismatch of `claim` with `source`; `evidence` is the passage the claim
-    rests on (the model's checked quote, or the source sentence nearest the claim)."""
+def source_findings(claim: str, evidence: str, source: str) -> list[Finding]:
+    """The mismatches a program finds between `claim` and the whole `source` before any
+    model is asked: numbers, months and names. `evidence` (the sentence nearest the claim)
+    supplies the rival value a finding names."""
     found = number_findings(claim, evidence, source)
     found += month_findings(claim, evidence, source)
     found += name_findings(claim, source)
-    if evidence:
-        found += negation_findings(claim, evidence)
-        found += role_findings(claim, evidence)
     return found
+
+
+def evidence_findings(claim: str, evidence: str) -> list[Finding]:
+    """The mismatches between `claim` and the passage it rests on (the model's checked
+    quote): a negation flipped, or who did what swapped."""
+    if not evidence:
+        return []
+    return negation_findings(claim, evidence) + role_findings(claim, evidence)
+
+
+def findings(claim: str, evidence: str, source: str) -> list[Finding]:
+    """Every exact mismatch of `claim` with `source`; `evidence` is the passage the claim
+    rests on (the model's checked quote, or the source sentence nearest the claim)."""
+    return source_findings(claim, evidence, source) + evidence_findings(claim, evidence)

@@ -162,6 +162,7 @@ class FactChecker(BaseJudge):
         passages: Count = 3,
         max_claims: Count = MAX_CLAIMS,
         require_quote: bool = True,
+        exact_checks: bool = True,
         extractor: ClaimExtractor | None = None,
         name: Name | None = None,
         description: str = "",
@@ -176,7 +177,8 @@ class FactChecker(BaseJudge):
         # A given extractor (shared with other judges of one request) replaces the own one.
         self.extractor = extractor or ClaimExtractor(self.model, max_claims=max_claims)
         self.verifier = ClaimVerifier(
-            self.model, SupportOptions(self.threshold, require_quote=require_quote)
+            self.model,
+            SupportOptions(self.threshold, require_quote=require_quote, exact=exact_checks),
         )
 
     async def judge(self, ctx: Context) -> Judgment:

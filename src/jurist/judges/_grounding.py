@@ -148,7 +148,9 @@ class Grounding:
 
 def claim_issue(check: ClaimCheck) -> ClaimIssue:
     """An issue, in the validation service's shape, for a claim the source does not support."""
-    if check.verdict is Support.CONTRADICTED:
+    if check.exact:
+        why = "; ".join(finding.reason for finding in check.exact)
+    elif check.verdict is Support.CONTRADICTED:
         why = "the source contradicts it"
     elif check.invented_quote:
         why = "the quote given as evidence is not in the source"
@@ -201,6 +203,7 @@ class GroundingJudge(BaseJudge):
         together: bool = False,
         quote_first: bool = False,
         require_quote: bool = True,
+        exact_checks: bool = True,
         max_claims: Count = MAX_CLAIMS,
         extractor: ClaimExtractor | None = None,
         name: Name | None = None,
@@ -208,7 +211,9 @@ class GroundingJudge(BaseJudge):
     ) -> None:
         super().__init__(name, description)
         self.model = ModelRef(model)
-        self.options = SupportOptions(threshold, together, quote_first, require_quote)
+        self.options = SupportOptions(
+            threshold, together, quote_first, require_quote, exact=exact_checks
+        )
         # A given extractor (shared with other judges of one request) replaces the own one.
         self.extractor = extractor or ClaimExtractor(self.model, max_claims=max_claims)
         self.verifier = ClaimVerifier(self.model, self.options)

@@ -7,6 +7,7 @@ also quotes the sentence it relied on, and jurist checks the quote is really in 
 with `require_quote` (the default) a claim counts as supported only with a quote that is.
 """
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -18,6 +19,7 @@ from jurist.core import Cause, Judgment, Threshold, Usage, gather_ordered, thres
 from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
+from jurist.judges._exact import Check, Finding, evidence_findings, source_findings
 from jurist.judges._reading import Unreadable, json_object, numbered_answers
 from jurist.llm import Model, ModelError, Response, field_probabilities
 from jurist.prompts import Prompt, answer_schema
@@ -36,9 +38,21 @@ class Support(StrEnum):
 LABELS = tuple(member.value for member in Support)
 
 # How a verdict was read: P(supported) at its token, the word stated, or none (it failed).
-CheckMethod = Literal["logprobs", "stated", "none"]
+# How a claim's verdict was reached: read from the model's token probabilities or its stated
+# verdict, decided by an exact check ("exact"), or not at all ("none").
+CheckMethod = Literal["logprobs", "stated", "exact", "none"]
 # How the claims were asked: one call each, or all in one call.
 VerifyMode = Literal["per_claim", "together"]
+
+
+class ExactFinding(ReportRow):
+    """A mismatch an exact check found between a claim and its source (`check`: number,
+    month, name, negation or role), with the two values."""
+
+    check: Check
+    claimed: str
+    found: str
+    reason: str
 
 
 class ClaimRow(ReportRow):
@@ -54,6 +68,7 @@ class ClaimRow(ReportRow):
     quote_match: QuoteMatch
     evidence: str
     method: CheckMethod
+    exact: tuple[ExactFinding, ...] | None = omitted_when_none()
     cause: Cause | None = omitted_when_none()
     error: str | None = omitted_when_none()
 
@@ -80,6 +95,7 @@ class ClaimCheck:
     method: CheckMethod = "logprobs"
     cause: Cause | None = None
     error: str = ""
+    exact: tuple[Finding, ...] = ()
 
     @property
     def checked(self) -> bool:
@@ -106,6 +122,7 @@ class ClaimCheck:
             quote_match=self.quote_match,
             evidence=self.evidence,
             method=self.method,
+            exact=tuple(ExactFinding(**f.as_dict()) for f in self.exact) or None,
             cause=self.cause,
             error=self.error if failed else None,
         )
@@ -133,13 +150,16 @@ class SupportOptions:
     `together` asks about every claim in one call instead of one call per claim;
     `quote_first` asks for the quote before the verdict; `threshold` is the P(supported)
     a claim needs; `require_quote` withholds support from a claim whose quote is not in
-    the source.
+    the source; `exact` runs the exact checks (numbers, months, names before the model,
+    negation and roles against its quote after), whose mismatch contradicts a claim
+    whatever the model says.
     """
 
     threshold: Threshold = 0.5
     together: bool = False
     quote_first: bool = False
     require_quote: bool = True
+    exact: bool = True
 
     def __post_init__(self) -> None:
         threshold_of(self.threshold)
@@ -212,6 +232,42 @@ def read_check(
     )
 
 
+def _contradicted(claim: str, source: str) -> ClaimCheck | None:
+    """The claim's check when a number, month or name of it disagrees with the source: no
+    model needed (P(supported) 0)."""
+    nearest = nearest_sentence(claim, source)
+    found = source_findings(claim, nearest, source)
+    if not found:
+        return None
+    return ClaimCheck(
+        claim,
+        Support.CONTRADICTED,
+        0.0,
+        False,
+        evidence=nearest,
+        method="exact",
+        exact=tuple(found),
+    )
+
+
+def _held_to_quote(check: ClaimCheck, options: SupportOptions) -> ClaimCheck:
+    """A model's check, contradicted when its claim negates or swaps the roles of the
+    passage it rests on (the quote when the source holds it)."""
+    if not options.exact or check.cause is not None or check.verdict is Support.CONTRADICTED:
+        return check
+    found = evidence_findings(check.claim, check.evidence)
+    if not found:
+        return check
+    return dataclasses.replace(
+        check,
+        verdict=Support.CONTRADICTED,
+        p_supported=0.0,
+        supported=False,
+        method="exact",
+        exact=tuple(found),
+    )
+
+
 def _failed(claim: str, source: str, cause: Cause, error: str) -> ClaimCheck:
     return ClaimCheck(
         claim,
@@ -249,6 +305,20 @@ class ClaimVerifier:
         )
 
     async def verify(self, claims: Sequence[str], source: str) -> SupportReport:
+        """Each claim checked: by the exact checks alone when they find a mismatch with the
+        source, else by the model, its verdict then held against its quote."""
+        if not claims:
+            return SupportReport((), None, self._mode)
+        settled = {c: _contradicted(c, source) for c in claims} if self.options.exact else {}
+        asked = [claim for claim in claims if settled.get(claim) is None]
+        report = await self._ask_model(asked, source)
+        checked = iter(report.checks)
+        checks = tuple(
+            settled.get(claim) or _held_to_quote(next(checked), self.options) for claim in claims
+        )
+        return dataclasses.replace(report, checks=checks)
+
+    async def _ask_model(self, claims: Sequence[str], source: str) -> SupportReport:
         if not claims:
             return SupportReport((), None, self._mode)
         try:
