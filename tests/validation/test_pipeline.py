@@ -60,8 +60,8 @@ async def test_schema_violations_are_errors_located_by_json_path():
     assert "'tests'" in (missing.suggestion or "")
     assert result.confidence == 0.0
     assert result.quality_score == NOT_ASSESSED_QUALITY
-    assert result.metadata["quality_assessed"] is False
-    assert result.metadata["model"] is None  # no model was needed, or built
+    assert result.metadata.quality_assessed is False
+    assert result.metadata.model is None  # no model was needed, or built
 
 
 async def test_a_string_output_is_validated_as_the_string_it_is():
@@ -92,7 +92,7 @@ async def test_the_spec_example_with_all_model_layers():
             "context": CONTEXT,
         }
     )
-    assert result.metadata["validation_types_run"] == [
+    assert result.metadata.validation_types_run == [
         "schema",
         "criteria",
         "quality",
@@ -114,12 +114,12 @@ async def test_the_spec_example_with_all_model_layers():
     clarity = by_type[IssueType.LOW_CLARITY]
     assert clarity.suggestion
     assert clarity.suggestion.startswith("Aim for: Clear throughout")
-    layers = result.metadata["layers"]
-    assert result.quality_score == pytest.approx(layers["quality"]["confidence"], abs=1e-3)
-    expected = (1.0 + 0.5 + layers["quality"]["confidence"] + 0.5) / 4  # schema holds
+    layers = result.metadata.layers
+    assert result.quality_score == pytest.approx(layers["quality"].confidence, abs=1e-3)
+    expected = (1.0 + 0.5 + layers["quality"].confidence + 0.5) / 4  # schema holds
     assert result.confidence == pytest.approx(expected, abs=1e-3)
-    assert all(layer["status"] == "ok" for layer in layers.values())
-    assert result.metadata["usage"]["calls"] > 0
+    assert all(layer.status == "ok" for layer in layers.values())
+    assert result.metadata.usage.calls > 0
 
 
 async def test_a_warning_alone_leaves_the_output_valid():
@@ -149,7 +149,7 @@ async def test_a_broken_model_is_a_layer_error_never_a_pass():
     errors = [i for i in result.issues if i.type == IssueType.LAYER_ERROR]
     assert {i.location for i in errors} == {"layer:criteria", "layer:quality"}
     assert all(i.severity is Severity.ERROR for i in errors)
-    assert result.metadata["layers"]["quality"]["status"] == "error"
+    assert result.metadata.layers["quality"].status == "error"
     assert result.confidence == 0.0
 
 
@@ -163,9 +163,9 @@ async def test_a_model_that_cannot_be_built_breaks_only_the_model_layers():
         }
     )
     assert not result.valid
-    layers = result.metadata["layers"]
-    assert layers["schema"]["status"] == "ok"
-    assert layers["criteria"]["status"] == "error"
+    layers = result.metadata.layers
+    assert layers["schema"].status == "ok"
+    assert layers["criteria"].status == "error"
 
 
 async def test_layers_run_concurrently():
@@ -278,8 +278,8 @@ async def test_facts_and_hallucination_read_the_claims_once():
         r for r in model.requests if "claims" in (r.json_schema or {}).get("properties", {})
     ]
     assert len(asked_for_claims) == 1
-    layers = result.metadata["layers"]
+    layers = result.metadata.layers
     # The extraction's tokens are counted once, with one of the two layers.
-    total = layers["facts"]["usage"]["calls"] + layers["hallucination"]["usage"]["calls"]
+    total = layers["facts"].usage.calls + layers["hallucination"].usage.calls
     assert total == len(model.requests)
-    assert result.metadata["usage"]["calls"] == len(model.requests)
+    assert result.metadata.usage.calls == len(model.requests)

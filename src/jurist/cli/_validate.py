@@ -112,33 +112,32 @@ def render_validation(console: Console, result: ValidationResult) -> None:
     )
     quality = (
         f"quality {result.quality_score:.2f}"
-        if metadata.get("quality_assessed")
+        if metadata.quality_assessed
         else "quality not assessed"
     )
     console.print(
         Text.assemble(
             verdict,
             f"  confidence {result.confidence:.2f}, {quality}, "
-            f"{metadata['error_count']} errors, {metadata['warning_count']} warnings",
+            f"{metadata.error_count} errors, {metadata.warning_count} warnings",
         )
     )
     layers = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for column in ("layer", "status", "confidence", "issues", "seconds", "tokens"):
         layers.add_column(column, no_wrap=True)
-    for name, layer in metadata["layers"].items():
+    for name, layer in metadata.layers.items():
         status = (
-            Text(f"error ({layer['cause']})", style="magenta")
-            if layer["status"] == "error"
-            else Text(str(layer["judge_status"]))
+            Text(f"error ({layer.cause})", style="magenta")
+            if layer.status == "error"
+            else Text(str(layer.judge_status))
         )
-        usage = layer["usage"]
         layers.add_row(
-            name,
+            name.value,
             status,
-            f"{layer['confidence']:.2f}",
-            str(layer["issues"]),
-            f"{layer['duration_ms'] / 1000:.1f}",
-            f"{usage['input_tokens']}+{usage['output_tokens']}",
+            f"{layer.confidence:.2f}",
+            str(layer.issues),
+            f"{layer.duration_ms / 1000:.1f}",
+            f"{layer.usage.input_tokens}+{layer.usage.output_tokens}",
         )
     console.print(layers)
     for criterion in result.passed_criteria:

@@ -17,7 +17,7 @@ from jurist.core import Judgment
 from jurist.llm import Redactor, redact_json
 from jurist.server._sealing import Sealer, SealError
 from jurist.store import JudgmentRecord, ValidationRecord, new_id
-from jurist.validation import Validation, ValidationRequest, ValidationResult
+from jurist.validation import Validation, ValidationRequest, ValidationResult, ValidationType
 
 AUDIT_EXCERPT = 2000
 
@@ -44,10 +44,13 @@ def stored_validation(
     when `sealer` is given. CPU-bound (the redactor): run it in a worker thread."""
     result = validation.result
     validation_id = new_id()
-    layers = {name: dict(summary) for name, summary in result.metadata["layers"].items()}
-    for layer in validation.judgments:
-        layers[layer.value]["judgment_id"] = new_id()
-    metadata = {**result.metadata, "validation_id": validation_id, "layers": layers}
+    layers = {
+        layer: summary.model_copy(update={"judgment_id": new_id()})
+        if layer in validation.judgments
+        else summary
+        for layer, summary in result.metadata.layers.items()
+    }
+    metadata = result.metadata.model_copy(update={"validation_id": validation_id, "layers": layers})
     result = result.model_copy(update={"metadata": metadata})
     raw = {"request": body.model_dump(mode="json"), "result": result.model_dump(mode="json")}
     judgments = [
@@ -56,7 +59,7 @@ def stored_validation(
             judge=layer.value,
             layer=layer.value,
             validation_id=validation_id,
-            id=layers[layer.value]["judgment_id"],
+            id=layers[layer].judgment_id,
             key_id=key_id,
         )
         for layer, judgment in validation.judgments.items()
@@ -69,17 +72,18 @@ def stored_validation(
     # The ids are the service's own, and must still name the records after redaction.
     kept["result"]["metadata"]["validation_id"] = validation_id
     for name, summary in kept["result"]["metadata"]["layers"].items():
-        if "judgment_id" in layers[name]:
-            summary["judgment_id"] = layers[name]["judgment_id"]
+        judgment_id = layers[ValidationType(name)].judgment_id
+        if judgment_id is not None:
+            summary["judgment_id"] = judgment_id
     record = ValidationRecord(
         id=validation_id,
         request_sha256=request_sha256,
         valid=result.valid,
         confidence=result.confidence,
         quality_score=result.quality_score,
-        error_count=metadata["error_count"],
-        warning_count=metadata["warning_count"],
-        duration_ms=metadata["duration_ms"],
+        error_count=metadata.error_count,
+        warning_count=metadata.warning_count,
+        duration_ms=metadata.duration_ms,
         request=kept["request"],
         result=kept["result"],
         key_id=key_id,

@@ -179,7 +179,7 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
 def _observe(service: Service, validation: Validation, result: ValidationResult) -> None:
     metrics = service.metrics
     metrics.validations.labels("valid" if result.valid else "invalid").inc()
-    metrics.validation_seconds.observe(result.metadata["duration_ms"] / 1000)
+    metrics.validation_seconds.observe(result.metadata.duration_ms / 1000)
     metrics.confidence.labels("validation").observe(result.confidence)
     metrics.observe_layers((o.layer.value, o.duration_ms, o.cause) for o in validation.outcomes)
     for judgment in validation.judgments.values():
@@ -189,14 +189,14 @@ def _observe(service: Service, validation: Validation, result: ValidationResult)
         log.info(
             "validation",
             extra={
-                "validation_id": metadata["validation_id"],
+                "validation_id": metadata.validation_id,
                 "valid": result.valid,
                 "confidence": result.confidence,
                 "quality_score": result.quality_score,
-                "errors": metadata["error_count"],
-                "warnings": metadata["warning_count"],
-                "layers": {k: v["status"] for k, v in metadata["layers"].items()},
-                "duration_ms": metadata["duration_ms"],
+                "errors": metadata.error_count,
+                "warnings": metadata.warning_count,
+                "layers": {k.value: v.status for k, v in metadata.layers.items()},
+                "duration_ms": metadata.duration_ms,
             },
         )
 

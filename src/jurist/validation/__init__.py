@@ -12,7 +12,7 @@ back as one result with every issue, its severity and a suggestion.
     result.valid, [issue.message for issue in result.issues]
 
 The request and result are the service spec's, field for field; jurist's additions (per-layer
-status, timing, usage and cost) are under `result.metadata`.
+status, timing, usage and cost) are under `result.metadata`, a ValidationMetadata.
 """
 
 from jurist.validation._inputs import TASK_KEYS, context_for, passages_of, task_of
@@ -20,11 +20,16 @@ from jurist.validation._layers import LayerOutcome, LayerReading
 from jurist.validation._models import (
     LAYER_ORDER,
     IssueType,
+    LayerSummary,
+    NoUsage,
     Severity,
+    UsageSummary,
     ValidationIssue,
+    ValidationMetadata,
     ValidationRequest,
     ValidationResult,
     ValidationType,
+    usage_summary,
 )
 from jurist.validation._pipeline import (
     NOT_ASSESSED_QUALITY,
@@ -32,7 +37,6 @@ from jurist.validation._pipeline import (
     RequestError,
     Validation,
     Validator,
-    usage_dict,
     validate,
 )
 
@@ -44,10 +48,14 @@ __all__ = [
     "IssueType",
     "LayerOutcome",
     "LayerReading",
+    "LayerSummary",
+    "NoUsage",
     "RequestError",
     "Severity",
+    "UsageSummary",
     "Validation",
     "ValidationIssue",
+    "ValidationMetadata",
     "ValidationRequest",
     "ValidationResult",
     "ValidationType",
@@ -55,6 +63,6 @@ __all__ = [
     "context_for",
     "passages_of",
     "task_of",
-    "usage_dict",
+    "usage_summary",
     "validate",
 ]

@@ -1,12 +1,13 @@
 """The validation service's request and result, field for field as the service spec's API
-documents them. jurist's own additions go under the result's `metadata`."""
+documents them. jurist's own additions go under the result's `metadata`, a
+ValidationMetadata."""
 
 from enum import StrEnum
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from jurist.core import Judge
+from jurist.core import Judge, Status, Usage
 from jurist.specs import MAX_CRITERIA, SpecError, judge_from_spec, registry
 from jurist.validation._inputs import TASK_KEYS
 
@@ -177,6 +178,90 @@ class ValidationIssue(BaseModel):
     suggestion: str | None = None
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _only_when_given() -> Any:
+    """A key the JSON holds only when it has a value (a layer's `cause` when it broke, the
+    ids the service gives what it stores)."""
+    return Field(None, exclude_if=_absent)
+
+
+class UsageSummary(BaseModel):
+    """What a judge used: tokens, cost in USD (None: unknown), model calls and, of them,
+    the ones answered from the cache, and the model (or models) asked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    calls: int
+    cached_calls: int
+    model: str | None
+
+
+class NoUsage(BaseModel):
+    """The usage of a layer whose judge never ran (its model could not be made)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: Literal[0] = 0
+    output_tokens: Literal[0] = 0
+    cost_usd: None = None
+    calls: Literal[0] = 0
+
+
+def usage_summary(usage: Usage | None) -> UsageSummary | NoUsage:
+    if usage is None:
+        return NoUsage()
+    return UsageSummary(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cost_usd=usage.cost_usd,
+        calls=usage.calls,
+        cached_calls=usage.cached_calls,
+        model=usage.model,
+    )
+
+
+class LayerSummary(BaseModel):
+    """How one layer went: `ok`, or `error` with the `cause`; its judge's status, the
+    layer's confidence, how many issues it found, how long it took and what it used."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ok", "error"]
+    cause: str | None = _only_when_given()
+    judge_status: Status | None
+    confidence: float
+    issues: int
+    duration_ms: float
+    usage: UsageSummary | NoUsage
+    judgment_id: str | None = _only_when_given()  # the stored judgment, once the service stored it
+
+
+class ValidationMetadata(BaseModel):
+    """jurist's additions to the result: the layers run, issue counts, whether quality was
+    assessed (`quality_score` is 0.5 either way when it was not), time, the model and what
+    it used, each layer's summary, and the stored validation's id once the service stored it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    validation_types_run: list[ValidationType]
+    total_issues: int
+    error_count: int
+    warning_count: int
+    info_count: int
+    quality_assessed: bool
+    duration_ms: float
+    model: str | None
+    usage: UsageSummary | NoUsage
+    layers: dict[ValidationType, LayerSummary]
+    validation_id: str | None = _only_when_given()
+
+
 class ValidationResult(BaseModel):
     valid: bool
     confidence: float = Field(..., ge=0.0, le=1.0)
@@ -184,4 +269,4 @@ class ValidationResult(BaseModel):
     passed_criteria: list[str] = Field(default_factory=list)
     failed_criteria: list[str] = Field(default_factory=list)
     quality_score: float = Field(..., ge=0.0, le=1.0)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: ValidationMetadata

@@ -8,7 +8,6 @@ confidences; quality_score = the quality layer's score, or 0.5 when quality was 
 for (the spec's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
 """
 
-import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -49,10 +48,13 @@ from jurist.validation._layers import (
     run_layer,
 )
 from jurist.validation._models import (
+    LayerSummary,
     Severity,
+    ValidationMetadata,
     ValidationRequest,
     ValidationResult,
     ValidationType,
+    usage_summary,
 )
 
 NOT_ASSESSED_QUALITY = 0.5
@@ -267,18 +269,18 @@ class Validator:
             passed_criteria=passed,
             failed_criteria=failed,
             quality_score=NOT_ASSESSED_QUALITY if quality is None else quality,
-            metadata={
-                "validation_types_run": [o.layer.value for o in outcomes],
-                "total_issues": len(issues),
-                "error_count": errors,
-                "warning_count": warnings,
-                "info_count": len(issues) - errors - warnings,
-                "quality_assessed": quality is not None,
-                "duration_ms": round(elapsed_ms, 3),
-                "model": self.model_spec if _MODEL_LAYERS & set(request.validation_types) else None,
-                "usage": usage_dict(usage),
-                "layers": {o.layer.value: _layer_summary(o) for o in outcomes},
-            },
+            metadata=ValidationMetadata(
+                validation_types_run=[o.layer for o in outcomes],
+                total_issues=len(issues),
+                error_count=errors,
+                warning_count=warnings,
+                info_count=len(issues) - errors - warnings,
+                quality_assessed=quality is not None,
+                duration_ms=round(elapsed_ms, 3),
+                model=self.model_spec if _MODEL_LAYERS & set(request.validation_types) else None,
+                usage=usage_summary(usage),
+                layers={o.layer: _layer_summary(o) for o in outcomes},
+            ),
         )
 
 
@@ -288,27 +290,17 @@ def _unavailable(layer: ValidationType, message: str, cause: str) -> LayerOutcom
     )
 
 
-def _layer_summary(outcome: LayerOutcome) -> dict[str, Any]:
+def _layer_summary(outcome: LayerOutcome) -> LayerSummary:
     judgment = outcome.judgment
-    return {
-        "status": "error" if outcome.broke else "ok",
-        **({"cause": outcome.cause} if outcome.broke else {}),
-        "judge_status": judgment.status.value if judgment is not None else None,
-        "confidence": round(outcome.reading.confidence, 4),
-        "issues": len(outcome.reading.issues),
-        "duration_ms": outcome.duration_ms,
-        "usage": usage_dict(judgment.usage if judgment is not None else None),
-    }
-
-
-def usage_dict(usage: Usage | None) -> dict[str, Any]:
-    if usage is None:
-        return {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "calls": 0}
-    fields = dataclasses.asdict(usage)
-    return {
-        key: fields[key]
-        for key in ("input_tokens", "output_tokens", "cost_usd", "calls", "cached_calls", "model")
-    }
+    return LayerSummary(
+        status="error" if outcome.broke else "ok",
+        cause=str(outcome.cause) if outcome.broke else None,
+        judge_status=judgment.status if judgment is not None else None,
+        confidence=round(outcome.reading.confidence, 4),
+        issues=len(outcome.reading.issues),
+        duration_ms=outcome.duration_ms,
+        usage=usage_summary(judgment.usage if judgment is not None else None),
+    )
 
 
 async def validate(
