@@ -89,7 +89,7 @@ async def test_a_claims_calibration_reports_consistency_from_the_least_supported
                 "id": f"s{i}",
                 "doc_id": f"d{i % 2}",
                 "source": SOURCE,
-                "output": f"Summary {i}.",
+                "output": f"The bridge closes on Monday. Repairs take 20 weeks. ({i})",
                 "human_scores": {"consistency": 1 + (i % 5), "coherence": 3},
                 "scale": [1, 5],
             }

@@ -20,11 +20,11 @@ SUMMARY = "Dr. Smith founded Acme Inc. in 1999. It employs 3.5 thousand people! 
 
 
 async def test_model_claims_are_read_cleaned_and_limited():
-    model = ScriptedModel(
-        script=[answer(json.dumps({"claims": ["A is  B.", "A is B.", " ", "C was born in 1900."]}))]
-    )
-    claims = await ClaimExtractor(model, max_claims=5).extract("A is B. C was born in 1900.")
-    assert claims.claims == ("A is B.", "C was born in 1900.")
+    listed = ["Anna is  a baker.", "Anna is a baker.", " ", "Carl was born in 1900."]
+    model = ScriptedModel(script=[answer(json.dumps({"claims": listed}))])
+    output = "Anna is a baker. Carl was born in 1900."
+    claims = await ClaimExtractor(model, max_claims=5).extract(output)
+    assert claims.claims == ("Anna is a baker.", "Carl was born in 1900.")
     assert claims.extraction is Extraction.MODEL
     assert claims.fallback_cause is None
     assert claims.usage is not None
@@ -33,7 +33,31 @@ async def test_model_claims_are_read_cleaned_and_limited():
     assert request.json_schema["properties"]["claims"]["maxItems"] == 5
     # The output is fenced data and the instruction comes after it.
     prompt = request.messages[-1].content
-    assert prompt.index("A is B. C was born in 1900.") < prompt.index("List the factual claims")
+    assert prompt.index(output) < prompt.index("List the factual claims")
+
+
+async def test_claims_the_output_does_not_say_are_left_out_and_reported():
+    output = "The US suspended talks with Russia over the war."
+    listed = [
+        "The US suspended talks with Russia.",
+        "Russia is a country.",
+        "Talks are a form of communication between countries.",
+        "The US suspended talks with Russia in 2019.",
+    ]
+    model = ScriptedModel(script=[answer(json.dumps({"claims": listed}))])
+    claims = await ClaimExtractor(model).extract(output)
+    assert claims.claims == ("The US suspended talks with Russia.",)
+    assert claims.untraceable == tuple(listed[1:])
+
+
+async def test_near_repeats_are_one_claim_and_the_list_is_bounded_by_the_sentences():
+    output = "The bridge closed on Monday."
+    listed = ["The bridge closed on Monday.", "On Monday, the bridge closed.", "The bridge closed."]
+    model = ScriptedModel(script=[answer(json.dumps({"claims": listed}))])
+    claims = await ClaimExtractor(model, max_claims=12).extract(output)
+    assert claims.claims == ("The bridge closed on Monday.", "The bridge closed.")
+    # One sentence states a few facts at most: the answer's list closes there.
+    assert model.requests[0].json_schema["properties"]["claims"]["maxItems"] == 4
 
 
 async def test_a_model_failure_falls_back_to_sentences_and_says_so():

@@ -24,6 +24,8 @@ BRIDGE = "The Golden Gate Bridge opened in 1937."
 TRUE = "The Eiffel Tower was completed in 1889."
 FALSE = "The Golden Gate Bridge opened in 1950."
 NOWHERE = "Atlantis sank in 9600 BC."
+# What the claims are drawn from: a claim the output does not state is dropped.
+OUTPUT = f"{TRUE} {FALSE} {NOWHERE}"
 
 
 class Shelf:
@@ -73,7 +75,7 @@ async def test_each_claim_is_checked_against_the_passages_found_for_it():
     shelf = Shelf()
     model = routed_model(script())
     checker = FactChecker(shelf, model, sources=["landmarks"], threshold=0.8)
-    result = await checker.judge(Context("Tell me about landmarks", output="..."))
+    result = await checker.judge(Context("Tell me about landmarks", output=OUTPUT))
     assert result.status is Status.FAIL
     assert result.metadata["total_claims"] == 3
     assert result.metadata["verified_claims"] == 1
@@ -104,7 +106,7 @@ async def test_the_threshold_comes_from_fact_check_threshold(monkeypatch):
     )
     checker = FactChecker(Shelf(), routed_model(script()), sources=["landmarks"])
     assert checker.threshold == 0.97
-    result = await checker.judge(Context("q", output="..."))
+    result = await checker.judge(Context("q", output=OUTPUT))
     # P(supported) 0.95 no longer reaches the threshold.
     assert result.metadata["verified_claims"] == 0
 
@@ -113,7 +115,7 @@ async def test_sources_in_the_context_metadata_override_the_checkers():
     shelf = Shelf()
     checker = FactChecker(shelf, routed_model(script()), sources=["landmarks"])
     result = await checker.judge(
-        Context("q", output="...", metadata={"trusted_sources": ["atlantis-archive"]})
+        Context("q", output=OUTPUT, metadata={"trusted_sources": ["atlantis-archive"]})
     )
     assert result.status is Status.ERROR
     assert result.metadata["cause"] == "unknown_source"
@@ -137,7 +139,7 @@ def test_passages_must_be_positive():
 
 async def test_the_facts_report_reads_typed():
     checker = FactChecker(Shelf(), routed_model(script()), sources=["landmarks"], threshold=0.8)
-    result = await checker.judge(Context("Tell me about landmarks", output="..."))
+    result = await checker.judge(Context("Tell me about landmarks", output=OUTPUT))
     report = FactsReport.of(result)
     assert report is not None
     assert (report.threshold, report.sources) == (0.8, ("landmarks",))
@@ -159,6 +161,6 @@ async def test_the_facts_report_reads_typed():
 
 async def test_an_unknown_source_is_an_error_whose_cause_is_typed_and_holds_no_report():
     checker = FactChecker(Shelf(), routed_model(script()), sources=["atlantis-archive"])
-    result = await checker.judge(Context("q", output="..."))
+    result = await checker.judge(Context("q", output=OUTPUT))
     assert result.cause is Cause.UNKNOWN_SOURCE
     assert FactsReport.of(result) is None

@@ -30,6 +30,8 @@ FACTS = ["The bridge is closed to cars.", "Repairs take 14 weeks.", "Buses use O
 ON = "The bridge is closed to cars for 14 weeks of repairs."
 MINOR = "The bridge was built in 1889."
 ELSEWHERE = "Lyon has a fine museum."
+# The output the statements are drawn from (a statement the output does not say is dropped).
+SUMMARY = f"{ON} {MINOR} {ELSEWHERE}"
 STATEMENT_FENCE = "```statement\n"
 KEY_FACTS_ASKED = "most important facts"
 
@@ -91,7 +93,7 @@ def ctx(output: str) -> Context:
 
 async def test_focus_is_the_mean_p_on_topic_and_each_statement_under_threshold_is_an_issue():
     router = Router({ON: 0.9, MINOR: 0.2, ELSEWHERE: 0.1}, claims=[ON, MINOR, ELSEWHERE])
-    judgment = await FocusJudge(model_for(router), min_score=0.3).judge(ctx("any text"))
+    judgment = await FocusJudge(model_for(router), min_score=0.3).judge(ctx(SUMMARY))
 
     assert judgment.status is Status.PASS
     assert judgment.score is not None
@@ -109,7 +111,7 @@ async def test_focus_is_the_mean_p_on_topic_and_each_statement_under_threshold_i
 
 async def test_a_focus_under_min_score_fails():
     router = Router({ON: 0.9, MINOR: 0.2}, claims=[ON, MINOR])
-    judgment = await FocusJudge(model_for(router), min_score=0.6).judge(ctx("any text"))
+    judgment = await FocusJudge(model_for(router), min_score=0.6).judge(ctx(SUMMARY))
     assert judgment.status is Status.FAIL
     assert judgment.score is not None
     assert judgment.score.normalized() == pytest.approx(0.55)
@@ -118,7 +120,7 @@ async def test_a_focus_under_min_score_fails():
 async def test_the_key_facts_come_first_and_the_statement_last_in_every_focus_prompt():
     router = Router({ON: 0.9, MINOR: 0.3}, claims=[ON, MINOR])
     model = model_for(router)
-    await FocusJudge(model).judge(ctx("any text"))
+    await FocusJudge(model).judge(ctx(SUMMARY))
 
     asked = [
         r.messages[-1].content for r in model.requests if STATEMENT_FENCE in r.messages[-1].content
@@ -154,7 +156,7 @@ async def test_coverage_with_off_topic_is_the_harmonic_mean_of_coverage_and_focu
     )
     model = model_for(router)
     judge = CoverageJudge(model, off_topic=True, min_score=0.55)
-    judgment = await judge.judge(ctx("any text"))
+    judgment = await judge.judge(ctx(SUMMARY))
 
     meta = judgment.metadata
     assert meta["p_covered_mean"] == pytest.approx(0.6, abs=0.01)
@@ -172,7 +174,7 @@ async def test_coverage_with_off_topic_is_the_harmonic_mean_of_coverage_and_focu
 async def test_coverage_without_off_topic_asks_nothing_about_the_statements():
     router = Router({}, coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1})
     model = model_for(router)
-    judgment = await CoverageJudge(model).judge(ctx("any text"))
+    judgment = await CoverageJudge(model).judge(ctx(SUMMARY))
     assert "p_on_topic_mean" not in judgment.metadata
     assert "relevance" not in judgment.metadata
     assert judgment.score is not None
@@ -191,7 +193,7 @@ def test_relevance_f1(coverage, focus, expected):
 async def test_a_statement_that_could_not_be_checked_is_an_error_with_its_cause():
     failure = ModelError(ErrorKind.TIMEOUT, TimeoutError("slow"))
     router = Router({ON: 0.9, MINOR: failure}, claims=[ON, MINOR])
-    judgment = await FocusJudge(model_for(router)).judge(ctx("any text"))
+    judgment = await FocusJudge(model_for(router)).judge(ctx(SUMMARY))
     assert judgment.status is Status.ERROR
     assert judgment.metadata["cause"] == "timeout"
     assert "1 of 2 statements could not be checked" in judgment.reasoning
@@ -203,7 +205,7 @@ async def test_coverage_with_off_topic_errs_when_a_statement_fails():
     router = Router(
         {ON: failure}, claims=[ON], coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1}
     )
-    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx(SUMMARY))
     assert judgment.status is Status.ERROR
     assert judgment.metadata["cause"] == "timeout"
     assert judgment.score is None
@@ -221,7 +223,7 @@ async def test_a_model_without_probabilities_counts_its_stated_confidence():
         return answer(json.dumps({"answer": said, "reason": "why", "confidence": confidence}))
 
     model = ScriptedModel("test:judge", [stated] * 10, capabilities=Capabilities())
-    judgment = await FocusJudge(model).judge(ctx("any text"))
+    judgment = await FocusJudge(model).judge(ctx(SUMMARY))
     assert [s["p_on_topic"] for s in judgment.metadata["statements"]] == pytest.approx([0.8, 0.3])
     assert {s["method"] for s in judgment.metadata["statements"]} == {"stated"}
 
@@ -244,7 +246,7 @@ async def test_without_a_source_or_an_output_focus_abstains(context, why):
 async def test_a_source_without_key_facts_abstains():
     router = Router({}, facts=[])
     model = model_for(router)
-    judgment = await FocusJudge(model).judge(ctx("any text"))
+    judgment = await FocusJudge(model).judge(ctx(SUMMARY))
     assert judgment.status is Status.ABSTAIN
     assert "no key fact" in judgment.reasoning
 
@@ -253,7 +255,9 @@ async def test_two_judgments_of_one_source_at_once_extract_its_key_facts_once():
     router = Router({ON: 0.9, MINOR: 0.2}, claims=[ON, MINOR])
     model = model_for(router)
     judge = FocusJudge(model)
-    first, second = await asyncio.gather(judge.judge(ctx("a")), judge.judge(ctx("b")))
+    first, second = await asyncio.gather(
+        judge.judge(ctx(SUMMARY)), judge.judge(ctx(f"{ON} {MINOR}"))
+    )
     assert first.status is second.status is Status.PASS
     key_fact_calls = [r for r in model.requests if KEY_FACTS_ASKED in r.messages[-1].content]
     assert len(key_fact_calls) == 1
@@ -267,8 +271,8 @@ async def test_a_shared_key_facts_serves_a_coverage_and_a_focus_judge():
     router = Router({ON: 0.9}, claims=[ON], coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1})
     model = model_for(router)
     shared = KeyFacts(ModelRef(model))
-    await CoverageJudge(model, key_facts=shared).judge(ctx("a"))
-    await FocusJudge(model, key_facts=shared).judge(ctx("a"))
+    await CoverageJudge(model, key_facts=shared).judge(ctx(SUMMARY))
+    await FocusJudge(model, key_facts=shared).judge(ctx(SUMMARY))
     key_fact_calls = [r for r in model.requests if KEY_FACTS_ASKED in r.messages[-1].content]
     assert len(key_fact_calls) == 1
 
@@ -291,7 +295,7 @@ def test_bad_options_are_refused_by_name(options, message):
 
 async def test_a_focus_judgment_holds_a_focus_report():
     router = Router({ON: 0.9, MINOR: 0.2}, claims=[ON, MINOR])
-    judgment = await FocusJudge(model_for(router), min_score=0.3).judge(ctx("any text"))
+    judgment = await FocusJudge(model_for(router), min_score=0.3).judge(ctx(SUMMARY))
     report = FocusReport.of(judgment)
     assert report is not None
     assert (report.key_facts, report.extraction) == (3, Extraction.MODEL)
@@ -313,7 +317,7 @@ async def test_a_focus_judgment_holds_a_focus_report():
 async def test_a_focus_report_of_an_error_names_the_failed_statement_s_cause():
     failure = ModelError(ErrorKind.TIMEOUT, TimeoutError("slow"))
     router = Router({ON: 0.9, MINOR: failure}, claims=[ON, MINOR])
-    judgment = await FocusJudge(model_for(router)).judge(ctx("any text"))
+    judgment = await FocusJudge(model_for(router)).judge(ctx(SUMMARY))
     report = FocusReport.of(judgment)
     assert report is not None
     assert report.cause is Cause.TIMEOUT
@@ -325,7 +329,7 @@ async def test_a_focus_report_of_an_error_names_the_failed_statement_s_cause():
 
 async def test_a_coverage_judgment_holds_a_coverage_report_with_a_row_per_key_fact():
     router = Router({}, coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1})
-    judgment = await CoverageJudge(model_for(router)).judge(ctx("any text"))
+    judgment = await CoverageJudge(model_for(router)).judge(ctx(SUMMARY))
     report = CoverageReport.of(judgment)
     assert report is not None
     assert (report.key_facts, report.extraction) == (3, Extraction.MODEL)
@@ -345,7 +349,7 @@ async def test_a_coverage_report_with_the_off_topic_check_holds_the_focus_too():
         claims=[ON, MINOR],
         coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1},
     )
-    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx(SUMMARY))
     report = CoverageReport.of(judgment)
     assert report is not None
     assert report.statements is not None
@@ -359,7 +363,7 @@ async def test_a_coverage_report_with_the_off_topic_check_holds_the_focus_too():
 
 async def test_a_coverage_report_writes_the_mean_focus_when_checked_even_without_statements():
     router = Router({}, claims=[], coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1})
-    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx(SUMMARY))
     report = CoverageReport.of(judgment)
     assert report is not None
     assert report.statements == ()
@@ -372,7 +376,7 @@ async def test_a_coverage_report_of_an_error_names_the_cause():
     router = Router(
         {ON: failure}, claims=[ON], coverage={FACTS[0]: 0.9, FACTS[1]: 0.8, FACTS[2]: 0.1}
     )
-    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx("any text"))
+    judgment = await CoverageJudge(model_for(router), off_topic=True).judge(ctx(SUMMARY))
     report = CoverageReport.of(judgment)
     assert report is not None
     assert report.cause is Cause.TIMEOUT

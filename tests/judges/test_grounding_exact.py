@@ -16,6 +16,10 @@ NEGATED = "The mayor attended."
 SWAPPED = "Jones visited Smith's training camp."
 
 
+def _context(*claims: str) -> Context:
+    return Context("Summarise.", output=" ".join(claims), context=SOURCE)
+
+
 def _judge(*claims: str, exact_checks: bool = True) -> tuple[HallucinationJudge, object]:
     model = routed_model(
         router(
@@ -33,7 +37,7 @@ def _judge(*claims: str, exact_checks: bool = True) -> tuple[HallucinationJudge,
 
 async def test_a_number_the_source_states_otherwise_is_contradicted_without_the_model():
     judge, model = _judge(TRUE, WRONG_NUMBER)
-    result = await judge.judge(Context("Summarise.", output="...", context=SOURCE))
+    result = await judge.judge(_context(TRUE, WRONG_NUMBER))
 
     assert result.status is Status.FAIL
     report = ClaimsReport.of(result)
@@ -49,7 +53,7 @@ async def test_a_number_the_source_states_otherwise_is_contradicted_without_the_
 
 async def test_a_negation_or_swapped_roles_against_the_quote_overrides_the_model():
     judge, _ = _judge(NEGATED, SWAPPED)
-    result = await judge.judge(Context("Summarise.", output="...", context=SOURCE))
+    result = await judge.judge(_context(NEGATED, SWAPPED))
 
     report = ClaimsReport.of(result)
     assert report is not None
@@ -61,7 +65,7 @@ async def test_a_negation_or_swapped_roles_against_the_quote_overrides_the_model
 
 async def test_exact_checks_are_one_switch_away():
     judge, model = _judge(TRUE, WRONG_NUMBER, NEGATED, exact_checks=False)
-    result = await judge.judge(Context("Summarise.", output="...", context=SOURCE))
+    result = await judge.judge(_context(TRUE, WRONG_NUMBER, NEGATED))
 
     assert result.status is Status.PASS  # the scripted model supports every claim
     assert model.calls == 4

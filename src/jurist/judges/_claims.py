@@ -16,8 +16,9 @@ from pydantic import JsonValue
 
 from jurist.core import MAX_CLAIMS, Cause, Count, Judgment, SingleFlight, Usage
 from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
+from jurist.judges._exact import content_stems
 from jurist.judges._reading import Unreadable, json_object
-from jurist.llm import Model, Response
+from jurist.llm import Model
 from jurist.prompts import Prompt, PromptTemplate, answer_schema
 
 # A claim is a short sentence: ~60 tokens each, and a little for the JSON around them.
@@ -33,6 +34,13 @@ _ABBREVIATION = re.compile(
     r"Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|U\.K)\.|\b[A-Z]\.)$"
 )
 _MIN_WORDS = 3
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
+# Claims this alike (Jaccard over content stems) are one claim said twice.
+NEAR_REPEAT = 0.8
+# The share of a claim's content words the output must hold for the claim to be its own.
+TRACEABLE_SHARE = 0.6
+# The most claims one sentence states ("X, born in 1900 in Y, founded Z in 1950" has four).
+CLAIMS_PER_SENTENCE = 4
 
 
 class Extraction(StrEnum):
@@ -56,6 +64,8 @@ class Claims:
     fallback_cause: Cause | None = None
     fallback_reason: str = ""
     metadata: dict[str, Any] | None = None
+    # What the model listed but the output does not say (see `traceable`), left out.
+    untraceable: tuple[str, ...] = ()
 
 
 def split_sentences(text: str) -> list[str]:
@@ -106,26 +116,60 @@ def claims_schema(limit: int) -> dict[str, JsonValue]:
 
 
 def read_claims(answer: Mapping[str, Any], limit: int) -> list[str]:
-    """The claims of a model answer, stripped and without repeats; unreadable when the
+    """The claims of a model answer, stripped and without repeats (near-repeats too: a
+    small model's list can degenerate into one claim restated); unreadable when the
     answer holds no list of strings."""
     items = answer.get("claims")
     if not isinstance(items, list):
         raise Unreadable('the answer has no "claims" array')
     claims: list[str] = []
+    seen: list[set[str]] = []
     for index, item in enumerate(items):
         if not isinstance(item, str):
             raise Unreadable(f"claims[{index}] is a {type(item).__name__}, not text")
         text = " ".join(item.split())
-        if text and text not in claims:
-            claims.append(text)
+        words = content_stems(text)
+        if not text or any(_same(words, other) for other in seen):
+            continue
+        claims.append(text)
+        seen.append(words)
     return claims[:limit]
+
+
+def _same(a: set[str], b: set[str]) -> bool:
+    # A claim that adds or changes a number says something new however alike its words.
+    numbers_a = {w for w in a if w[:1].isdigit()}
+    numbers_b = {w for w in b if w[:1].isdigit()}
+    if numbers_a != numbers_b:
+        return False
+    return bool(a | b) and len(a & b) / len(a | b) >= NEAR_REPEAT
+
+
+def traceable(claim: str, output: str) -> bool:
+    """Whether the output says what the claim says: every number of the claim is in the
+    output, and most of its content words (by stem) are. "Russia is a country", drawn
+    from "talks with Russia", is background the output never states."""
+    said = content_stems(output)
+    wanted = content_stems(claim)
+    numbers = set(_NUMBERS.findall(claim))
+    if not numbers <= set(_NUMBERS.findall(output)):
+        return False
+    return not wanted or len(wanted & said) / len(wanted) >= TRACEABLE_SHARE
+
+
+def claims_limit(output: str, max_claims: int) -> int:
+    """How many claims an output can make: a few per sentence, at most `max_claims`. The
+    answer's schema closes the list there, so a list degenerating into repeats stops."""
+    return min(max_claims, CLAIMS_PER_SENTENCE * max(1, len(split_sentences(output))))
 
 
 class ClaimExtractor:
     """Extracts the factual claims of an output with a model, falling back to sentences.
 
     Opinions, advice and instructions are left out by the prompt. An output with no text has
-    no claims and costs no call.
+    no claims and costs no call. With `own_words` (the default) only what the output itself
+    says is kept (`traceable`; what is left out is reported) and the list is bounded by the
+    output's sentences; a selection drawn from a source, such as its key facts, sets it off.
     """
 
     def __init__(
@@ -135,33 +179,33 @@ class ClaimExtractor:
         max_claims: Count = MAX_CLAIMS,
         template: PromptTemplate | str = "claims",
         policy: CallPolicy | None = None,
+        own_words: bool = True,
     ) -> None:
         if max_claims < 1:
             raise ValueError(f"max_claims must be at least 1, not {max_claims}")
         self.model = model if isinstance(model, ModelRef) else ModelRef(model)
         self.max_claims = max_claims
         self.template = PromptTemplate.of(template)
-        self.policy = (policy or CallPolicy.from_settings()).but(
-            max_tokens=CLAIM_TOKENS * max_claims + 20
-        )
-        self.prompt = Prompt(self.template, claims_schema(max_claims))
+        self.policy = policy or CallPolicy.from_settings()
+        self.own_words = own_words
 
     async def extract(self, output: str, *, goal: str = "") -> Claims:
         if not output.strip():
             return Claims((), Extraction.MODEL)
+        limit = claims_limit(output, self.max_claims) if self.own_words else self.max_claims
+        prompt = Prompt(self.template, claims_schema(limit))
         got = await ask(
             self.model,
-            self.prompt.reading(self._read),
-            policy=self.policy,
+            prompt.reading(lambda response: read_claims(json_object(response), limit)),
+            policy=self.policy.but(max_tokens=CLAIM_TOKENS * limit + 20),
             judge="claims",
-            variables={"output": output, "goal": goal, "max_claims": self.max_claims},
+            variables={"output": output, "goal": goal, "max_claims": limit},
         )
         if isinstance(got, Judgment):
             return self._failed(output, got)
-        return Claims(tuple(got.value), Extraction.MODEL, got.usage, metadata=got.call)
-
-    def _read(self, response: Response) -> list[str]:
-        return read_claims(json_object(response), self.max_claims)
+        kept = tuple(c for c in got.value if not self.own_words or traceable(c, output))
+        dropped = tuple(claim for claim in got.value if claim not in kept)
+        return Claims(kept, Extraction.MODEL, got.usage, metadata=got.call, untraceable=dropped)
 
     def _failed(self, output: str, got: Judgment) -> Claims:
         """The sentences stand in, saying why; an unreadable answer keeps its call's cost

@@ -280,6 +280,13 @@ def _content(words: list[str]) -> set[str]:
     return {_stem(w) for w in words if w not in _STOP and w not in _NEGATIONS}
 
 
+def content_stems(text: str) -> set[str]:
+    """The stems of the words of `text` that carry its content (no function words), and its
+    numbers."""
+    words = {_stem(w) for w in _lower_words(text) if w not in _STOP}
+    return words | set(re.findall(r"\d+(?:[.,]\d+)*", text))
+
+
 def _negated(words: list[str]) -> bool:
     return any(w in _NEGATIONS or w.endswith("n't") for w in words)
 

@@ -68,7 +68,9 @@ class KeyFacts:
     focus check of one summary share it."""
 
     def __init__(self, model: ModelRef, facts: Count = KEY_FACTS) -> None:
-        self.extractor = ClaimExtractor(model, max_claims=facts, template="key_facts")
+        self.extractor = ClaimExtractor(
+            model, max_claims=facts, template="key_facts", own_words=False
+        )
         # Two judgments of one source arriving together extract once, and other sources do
         # not wait for it; a failed extraction is tried again by the next judgment.
         self._found: SingleFlight[str, Claims] = SingleFlight(keep="results", shared=_unpaid)

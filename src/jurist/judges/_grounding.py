@@ -63,7 +63,8 @@ class ClaimsReport(Report, kind="claims"):
     """The output's claims checked against its context (hallucination, faithfulness).
 
     `extraction` says how the claims were found; `extraction_fallback` and
-    `extraction_error` why the sentences stood in, when they did. The counts are over
+    `extraction_error` why the sentences stood in, when they did; `untraceable_claims` what
+    the model listed that the output does not say (left out, not checked). The counts are over
     `claims`; the P(supported) figures are over the claims checked (None when none has
     one). The hallucination judge adds `hallucination_count` and `issues`, the faithfulness
     judge its `min_score`.
@@ -81,6 +82,7 @@ class ClaimsReport(Report, kind="claims"):
     p_supported_mean: float | None
     p_supported_min: float | None
     claims: tuple[ClaimRow, ...]
+    untraceable_claims: tuple[str, ...] | None = omitted_when_none()
     hallucination_count: int | None = omitted_when_none()
     issues: tuple[ClaimIssue, ...] | None = omitted_when_none()
     min_score: float | None = omitted_when_none()
@@ -139,6 +141,7 @@ class Grounding:
             p_supported_mean=sum(probabilities) / len(probabilities) if probabilities else None,
             p_supported_min=min(probabilities) if probabilities else None,
             claims=tuple(check.row() for check in self.checks),
+            untraceable_claims=self.claims.untraceable or None,
             hallucination_count=hallucination_count,
             issues=issues,
             min_score=min_score,
