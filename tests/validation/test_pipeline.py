@@ -85,7 +85,12 @@ async def test_the_spec_example_with_all_model_layers():
     )
     result = await validator(script).validate(
         {
-            "output": {"code": "def sort_list(lst): return sorted(lst)", "tests": ""},
+            # The notes hold the claims the hallucination layer checks.
+            "output": {
+                "code": "def sort_list(lst): return sorted(lst)",
+                "tests": "",
+                "notes": f"{PARIS} {ROME}",
+            },
             "validation_types": ["quality", "criteria", "hallucination", "schema"],
             "acceptance_criteria": [SORTS, TESTS],
             "expected_schema": SCHEMA,
@@ -252,7 +257,9 @@ async def test_facts_layer_reports_unverified_facts_as_warnings():
     script = ServiceScript(claims=[PARIS, ROME], support={PARIS: (0.95, PARIS), ROME: (0.05, "")})
     result = await Validator(
         scripted_model(script), settings=settings(), retriever=Sources({"atlas"})
-    ).validate({"output": "x", "validation_types": ["facts"], "trusted_sources": ["atlas"]})
+    ).validate(
+        {"output": f"{PARIS} {ROME}", "validation_types": ["facts"], "trusted_sources": ["atlas"]}
+    )
     assert result.valid
     assert [(i.type, i.severity) for i in result.issues] == [
         (IssueType.UNVERIFIED_FACT, Severity.WARNING)
