@@ -1,6 +1,6 @@
 """`jurist criteria`: does an output meet each acceptance criterion? Asks a model."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -21,7 +21,8 @@ from jurist.cli._inputs import (
     read_output,
 )
 from jurist.cli._render import status_text
-from jurist.core import Context, Judge, Judgment, Status, judge_sync
+from jurist.core import Context, Judge, Judgment, judge_sync
+from jurist.judges import CriteriaReport, CriterionRow
 
 # The flag behind each field of the spec: criteria[1] is the second --criterion.
 _FLAGS = {"criteria": "--criterion", "threshold": "--threshold", "together": "--together"}
@@ -37,13 +38,11 @@ def build_criteria_judge(
     return build_judge(spec, _FLAGS, model=model)
 
 
-def _probability(row: dict[str, Any]) -> str:
-    p_yes = row.get("p_yes")
-    if row.get("method") == "logprobs" and isinstance(p_yes, float):
-        return f"P(yes) {p_yes:.2f}"
-    confidence = row.get("confidence")
-    if isinstance(confidence, float):
-        return f"stated {confidence:.2f}"
+def _probability(row: CriterionRow) -> str:
+    if row.method == "logprobs" and row.p_yes is not None:
+        return f"P(yes) {row.p_yes:.2f}"
+    if row.confidence is not None:
+        return f"stated {row.confidence:.2f}"
     return "-"
 
 
@@ -56,12 +55,10 @@ def render_criteria(console: Console, subject: str, judgment: Judgment) -> None:
     table.add_column("verdict", no_wrap=True)
     table.add_column("P(yes)/confidence", no_wrap=True)
     table.add_column("reason", ratio=3, overflow="fold")
-    for row in judgment.metadata.get("criteria", ()):
+    report = CriteriaReport.of(judgment)
+    for row in report.criteria if report is not None else ():
         table.add_row(
-            Text(row["criterion"]),
-            status_text(Status(row["status"])),
-            _probability(row),
-            Text(row.get("reason") or ""),
+            Text(row.criterion), status_text(row.status), _probability(row), Text(row.reason)
         )
     console.print(table)
 

@@ -3,7 +3,7 @@ context, or verified in the knowledge base's trusted sources?"""
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -25,7 +25,15 @@ from jurist.cli._inputs import (
 from jurist.cli._kb import DatabaseOption, open_knowledge
 from jurist.cli._render import status_text
 from jurist.core import Context, Judgment, judge_sync, run_sync
-from jurist.judges import FactChecker, UnknownSource
+from jurist.judges import (
+    ClaimRow,
+    ClaimsReport,
+    Extraction,
+    FactChecker,
+    FactRow,
+    FactsReport,
+    UnknownSource,
+)
 
 ContextOption = Annotated[
     list[Path] | None,
@@ -44,19 +52,20 @@ def _fact_check_threshold(value: float | None) -> None:
         raise BadInput(f"--threshold: {value} is not strictly between 0 and 1")
 
 
-def _probability(row: dict[str, Any]) -> str:
-    p = row.get("p_supported")
-    return f"{p:.2f}" if isinstance(p, float) else "-"
+def _probability(row: ClaimRow) -> str:
+    return f"{row.p_supported:.2f}" if row.p_supported is not None else "-"
 
 
-def _quote(row: dict[str, Any]) -> Text:
-    if row.get("cause"):
-        return Text(f"error ({row['cause']}): {row.get('error', '')}", style="magenta")
-    if row.get("quote_found"):
-        return Text(f"\u201c{row['quote']}\u201d", style="green")
-    if row.get("quote"):
-        return Text(f"quote not in source: \u201c{row['quote']}\u201d", style="red")
-    evidence = row.get("evidence")
+def _quote(row: ClaimRow) -> Text:
+    if row.cause:
+        return Text(f"error ({row.cause}): {row.error or ''}", style="magenta")
+    if row.exact:
+        return Text("; ".join(finding.reason for finding in row.exact), style="red")
+    if row.quote_found:
+        return Text(f"\u201c{row.quote}\u201d", style="green")
+    if row.quote:
+        return Text(f"quote not in source: \u201c{row.quote}\u201d", style="red")
+    evidence = row.evidence
     return Text(f"nearest: {evidence}" if evidence else "no evidence", style="dim")
 
 
@@ -65,9 +74,9 @@ def render_claims(console: Console, subject: str, judgment: Judgment, decided: s
     and the evidence (a quote found in the source, else the nearest sentence)."""
     console.print(Text.assemble(status_text(judgment.status), "  ", (subject, "bold")))
     console.print(Text(judgment.reasoning, style="dim"))
-    extraction = judgment.metadata.get("extraction")
-    if extraction == "sentences":
-        cause = judgment.metadata.get("extraction_fallback")
+    report = ClaimsReport.of(judgment) or FactsReport.of(judgment)
+    if report is not None and report.extraction is Extraction.SENTENCES:
+        cause = report.extraction_fallback
         console.print(Text(f"claims are the output's sentences (the model failed: {cause})"))
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("claim", ratio=3, overflow="fold")
@@ -75,12 +84,12 @@ def render_claims(console: Console, subject: str, judgment: Judgment, decided: s
     table.add_column("verdict", no_wrap=True)
     table.add_column("P(supported)", no_wrap=True)
     table.add_column("evidence", ratio=3, overflow="fold")
-    for row in judgment.metadata.get("claims", ()):
-        ok = row.get("verified", row.get("supported"))
+    rows: tuple[ClaimRow, ...] = report.claims if report is not None else ()
+    for row in rows:
+        ok = row.verified if isinstance(row, FactRow) else row.supported
         mark = Text("yes", style="green") if ok else Text("no", style="red")
-        table.add_row(
-            Text(row["claim"]), mark, row.get("verdict") or "-", _probability(row), _quote(row)
-        )
+        verdict = row.verdict.value if row.verdict is not None else "-"
+        table.add_row(Text(row.claim), mark, verdict, _probability(row), _quote(row))
     console.print(table)
 
 

@@ -29,6 +29,13 @@ class Cause(StrEnum):
     PROMPT = "prompt"
     BAD_INPUT = "bad_input"
     UNKNOWN_SOURCE = "unknown_source"
+    # Why a step around a judge could not use it: its model could not be built, the judge
+    # raised instead of returning an ERROR, abstained where a verdict was needed, or
+    # returned a judgment whose report could not be read.
+    BAD_MODEL = "bad_model"
+    EXCEPTION = "exception"
+    ABSTAINED = "abstained"
+    UNREADABLE = "unreadable"
     # Several parts failed for different causes.
     MIXED = "mixed"
     # Anything else that broke.

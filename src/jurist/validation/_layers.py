@@ -44,7 +44,7 @@ class LayerOutcome:
     reading: LayerReading
     judgment: Judgment | None
     duration_ms: float
-    cause: str | None = None  # why the layer broke, when it did
+    cause: Cause | None = None  # why the layer broke, when it did
 
     @property
     def broke(self) -> bool:
@@ -61,20 +61,21 @@ async def run_layer(
     try:
         judgment = await judge.judge(ctx)
     except Exception as exc:  # noqa: BLE001 - a judge's bug must not take the other layers down
-        return _broken(layer, f"{type(exc).__name__}: {exc}", "exception", None, started)
+        return _broken(layer, f"{type(exc).__name__}: {exc}", Cause.EXCEPTION, None, started)
     if judgment.status is Status.ERROR:
-        cause = str(judgment.metadata.get("cause", "error"))
+        cause = judgment.cause or Cause.ERROR
         return _broken(layer, judgment.reasoning, cause, judgment, started)
     if judgment.status is Status.ABSTAIN:
-        return _broken(layer, judgment.reasoning, "abstained", judgment, started)
+        return _broken(layer, judgment.reasoning, Cause.ABSTAINED, judgment, started)
     try:
         reading = read(judgment)
     except (KeyError, TypeError, ValueError) as exc:
-        return _broken(layer, f"unreadable judgment: {exc}", "unreadable", judgment, started)
+        message = f"unreadable judgment: {exc}"
+        return _broken(layer, message, Cause.UNREADABLE, judgment, started)
     return LayerOutcome(layer, reading, judgment, _since(started))
 
 
-def layer_error(layer: ValidationType, message: str, cause: str) -> ValidationIssue:
+def layer_error(layer: ValidationType, message: str, cause: Cause) -> ValidationIssue:
     return ValidationIssue(
         severity=Severity.ERROR,
         type=IssueType.LAYER_ERROR,
@@ -86,7 +87,7 @@ def layer_error(layer: ValidationType, message: str, cause: str) -> ValidationIs
 
 
 def _broken(
-    layer: ValidationType, message: str, cause: str, judgment: Judgment | None, started: float
+    layer: ValidationType, message: str, cause: Cause, judgment: Judgment | None, started: float
 ) -> LayerOutcome:
     reading = LayerReading([layer_error(layer, message, cause)], confidence=0.0)
     return LayerOutcome(layer, reading, judgment, _since(started), cause)
@@ -143,11 +144,13 @@ def _claims_reading(
         raise ValueError(f"the {layer.value} judgment holds no report of its claims")
     issues = [_issue(found) for found in report.issues or ()]
     if report.errored_claims:
+        causes = {row.cause for row in report.claims if row.cause is not None}
+        cause = causes.pop() if len(causes) == 1 else Cause.MIXED
         issues.append(
             layer_error(
                 layer,
                 f"{report.errored_claims} of {report.total_claims} claims could not be checked",
-                "claims",
+                cause,
             )
         )
     confidence = judgment.confidence if judgment.confidence is not None else 0.0

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.core import Judge, Judgment, JuristError, Usage, gather_ordered
+from jurist.core import Cause, Judge, Judgment, JuristError, Usage, gather_ordered
 from jurist.judges import (
     FactChecker,
     HallucinationJudge,
@@ -196,7 +196,7 @@ class Validator:
                 if max_model_calls is not None:
                     model = CallBudget(model, max_model_calls, setting=setting)
             except (ModelError, ValueError) as exc:
-                cause = exc.kind.value if isinstance(exc, ModelError) else "bad_model"
+                cause = Cause(exc.kind.value) if isinstance(exc, ModelError) else Cause.BAD_MODEL
                 broken = [
                     _unavailable(layer, str(exc), cause)
                     for layer in request.validation_types
@@ -284,7 +284,7 @@ class Validator:
         )
 
 
-def _unavailable(layer: ValidationType, message: str, cause: str) -> LayerOutcome:
+def _unavailable(layer: ValidationType, message: str, cause: Cause) -> LayerOutcome:
     return LayerOutcome(
         layer, LayerReading([layer_error(layer, message, cause)], confidence=0.0), None, 0.0, cause
     )
