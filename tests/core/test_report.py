@@ -44,3 +44,14 @@ def test_a_kind_is_claimed_once() -> None:
 
         class _Clash(Report, kind="test-tally"):
             pass
+
+
+class _Detailed(_Tally, kind="test-detailed"):
+    detail: str
+
+
+def test_a_derived_kind_reads_as_its_base_but_not_the_other_way() -> None:
+    judgment = Judgment.ok(metadata=_Detailed(counted=1, detail="d").to_metadata())
+
+    assert isinstance(_Tally.of(judgment), _Detailed)
+    assert _Detailed.of(Judgment.ok(metadata=_Tally(counted=1).to_metadata())) is None

@@ -40,21 +40,19 @@ class Report(BaseModel):
 
     @classmethod
     def of(cls, judgment: Judgment) -> Self | None:
-        """The report the judgment holds when it is of this kind (any kind, called on
-        `Report` itself); None when it holds none or another kind. A judgment that names
-        this kind but whose metadata does not validate raises ReportError."""
+        """The report the judgment holds when it is of this kind or of a kind derived from
+        it (any kind, called on `Report` itself); None when it holds none or another kind. A
+        judgment that names a kind but whose metadata does not validate raises
+        ReportError."""
         named = judgment.metadata.get(REPORT_KEY)
-        if not isinstance(named, str):
-            return None
-        target = Report._kinds.get(named) if cls is Report else cls
-        if target is None or target.kind != named:
+        target = Report._kinds.get(named) if isinstance(named, str) else None
+        if target is None or not issubclass(target, cls):
             return None
         try:
             report = target.model_validate(thawed(judgment.metadata))
         except ValidationError as exc:
             raise ReportError(f"the judgment's {named} report is malformed: {exc}") from exc
-        if not isinstance(report, cls):
-            return None
+        assert isinstance(report, cls)
         return report
 
     @classmethod
