@@ -14,8 +14,10 @@ from jurist.prompts import Prompt, PromptContract, PromptTemplate
 class ModelJudge(BaseJudge):
     """Render `template` against the context, ask `model`, read the answer with `classifier`.
 
-    The simple model judges are configurations of this one: a template and a classifier.
-    The judgment carries the model's usage, and in metadata the rendered prompt's sha256,
+    A judge of your own is a configuration of this one: a template and a classifier (see
+    docs/architecture.md). jurist's yes/no judges (answer and passage relevance, a
+    statement's focus) are configurations of the criterion judge's one asker instead, since
+    they share its report and its reading of P(yes). The judgment carries the model's usage, and in metadata the rendered prompt's sha256,
     the template's name, the model and its parameters, and how the answer was read. A model
     failure is ERROR with the model error's kind as cause; an unreadable answer is ERROR with
     cause "unparseable".
