@@ -17,7 +17,9 @@ class ModelJudge(BaseJudge):
     A judge of your own is a configuration of this one: a template and a classifier (see
     docs/architecture.md). jurist's yes/no judges (answer and passage relevance, a
     statement's focus) are configurations of the criterion judge's one asker instead, since
-    they share its report and its reading of P(yes). The judgment carries the model's usage, and in metadata the rendered prompt's sha256,
+    they share its report and its reading of P(yes).
+
+    The judgment carries the model's usage, and in metadata the rendered prompt's sha256,
     the template's name, the model and its parameters, and how the answer was read. A model
     failure is ERROR with the model error's kind as cause; an unreadable answer is ERROR with
     cause "unparseable".
