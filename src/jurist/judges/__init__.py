@@ -18,13 +18,8 @@ from jurist.judges._claims import (
 from jurist.judges._command import CommandJudge
 from jurist.judges._common import ReportedIssue, ReportRow, shorten
 from jurist.judges._coverage import CoverageJudge, CoverageReport, relevance_f1
-from jurist.judges._criteria import (
-    CriteriaJudge,
-    CriteriaReport,
-    CriterionJudge,
-    CriterionReport,
-    CriterionRow,
-)
+from jurist.judges._criteria import CriterionJudge, CriterionReport
+from jurist.judges._criteria_judge import CriteriaJudge, CriteriaReport, CriterionRow
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
 from jurist.judges._facts import (
     FactCheck,
