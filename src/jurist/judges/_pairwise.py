@@ -29,6 +29,21 @@ from jurist.core import (
 )
 from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, parameters
 from jurist.judges._common import ReportRow
+from jurist.judges._pairwise_pointwise import (
+    PairwiseSignals,
+    PairwiseWeights,
+    RequirementRow,
+    combine,
+    instruction_requirements,
+    length_ratio,
+    miscalculations,
+    p_yes_values,
+    probability,
+    requirement_lines,
+    requirements_judge,
+    weights_of,
+    with_correctness,
+)
 from jurist.judges._reading import Unreadable, json_object
 from jurist.llm import Model, Request, Response, field_probabilities
 from jurist.prompts import Prompt, PromptTemplate, RenderedPrompt, answer_schema
@@ -75,11 +90,19 @@ class PairwiseOrder(ReportRow):
     prompt_sha256: str
 
 
+Comparison = Literal["pointwise", "direct"]
+
+
 class PairwiseReport(Report, kind="pairwise"):
-    """A comparison of output A with output B: whether both orders were asked, the tie
-    margin, the rubric whose criteria were shown (None for none), how the decision was read
-    ("logprobs" or "stated"), P(A better) (None without token probabilities), whether the
-    two orders chose the same output (None with one order) and each order asked."""
+    """A comparison of output A with output B: how it was compared ("pointwise": each
+    output scored on the instruction's requirements, with the direct answer as one more
+    signal; "direct": the direct answer alone), whether both orders were asked, the tie
+    margin, the rubric (None for none), how the direct answer was read ("logprobs" or
+    "stated"), P(A better) (None without token probabilities), whether the two orders of
+    the direct answer chose the same output (None with one order) and each order asked.
+
+    A pointwise comparison adds the requirements with each output's P(yes), the
+    miscalculations a program found in each output, the signals and their weights."""
 
     both_orders: bool
     tie_margin: float
@@ -88,6 +111,12 @@ class PairwiseReport(Report, kind="pairwise"):
     p_a: float | None
     position_consistent: bool | None
     orders: tuple[PairwiseOrder, ...]
+    comparison: Comparison = "direct"
+    requirements: tuple[RequirementRow, ...] = ()
+    errors_a: tuple[str, ...] = ()
+    errors_b: tuple[str, ...] = ()
+    signals: PairwiseSignals | None = None
+    weights: PairwiseWeights | None = None
 
 
 @dataclass(frozen=True)
@@ -214,8 +243,10 @@ class PairwiseJudge(BaseJudge):
         self,
         model: Model | str | None = None,
         *,
+        method: Comparison = "pointwise",
         both_orders: bool = True,
         tie_margin: Annotated[float, Field(ge=0.0, lt=0.5)] = 0.1,
+        weights: PairwiseWeights | None = None,
         rubric: Rubric | str | None = None,
         name: Name | None = None,
         description: str = "",
@@ -227,7 +258,11 @@ class PairwiseJudge(BaseJudge):
         super().__init__(name, description)
         if not 0.0 <= tie_margin < 0.5:
             raise ValueError(f"tie_margin must lie in [0, 0.5), not {tie_margin}")
+        if method not in ("pointwise", "direct"):
+            raise ValueError(f'method must be "pointwise" or "direct", not {method!r}')
         self.model = ModelRef(model)
+        self.method: Comparison = method
+        self.weights = weights_of(weights)
         self.both_orders = both_orders
         self.tie_margin = tie_margin
         self.rubric = get_rubric(rubric) if isinstance(rubric, str) else rubric
@@ -269,6 +304,20 @@ class PairwiseJudge(BaseJudge):
                 metadata={"judge": self.name, "missing": f"metadata.{OUTPUT_B}"},
             )
         a, b = ctx.output_text(), _text(ctx.metadata[OUTPUT_B])
+        direct = await self._direct(ctx, a, b)
+        if isinstance(direct, Judgment):
+            return direct
+        readings, usage, metadata = direct
+        if self.method == "direct":
+            return self._decide(readings, usage, metadata)
+        return await self._pointwise(
+            ctx, a=a, b=b, readings=readings, usage=usage, metadata=metadata
+        )
+
+    async def _direct(
+        self, ctx: Context, a: str, b: str
+    ) -> tuple[list[_OrderReading], Usage | None, dict[str, Any]] | Judgment:
+        """The direct answer, in one or both orders, or the judgment of why it failed."""
         shown: list[tuple[Side, str, str]] = (
             [("A", a, b), ("B", b, a)] if self.both_orders else [("A", a, b)]
         )
@@ -304,7 +353,112 @@ class PairwiseJudge(BaseJudge):
             for g, (first, _, _) in zip(answers, shown, strict=True)
         ]
         usage = Usage.total(g.usage for g in answers)
-        return self._decide(readings, usage, self._metadata(answers[0].model, answers[0].request))
+        return readings, usage, self._metadata(answers[0].model, answers[0].request)
+
+    async def _requirements(self, ctx: Context) -> tuple[list[str], Usage | None] | Judgment:
+        """The rubric's criteria when there is a rubric, else the instruction's own
+        requirements as the model lists them; a correctness requirement is added unless
+        one is there."""
+        if self.rubric is not None:
+            listed = [f"{c.name}: {c.description}" for c in self.rubric.criteria]
+            return with_correctness(listed), None
+        got = await instruction_requirements(
+            ctx, self.model, reference=_reference(ctx), policy=self.policy, judge=self.name
+        )
+        if isinstance(got, Judgment):
+            return got
+        return with_correctness(got.value), got.usage
+
+    async def _pointwise(
+        self,
+        ctx: Context,
+        *,
+        a: str,
+        b: str,
+        readings: list[_OrderReading],
+        usage: Usage | None,
+        metadata: dict[str, Any],
+    ) -> Judgment:
+        found = await self._requirements(ctx)
+        if isinstance(found, Judgment):
+            return found.evolve(usage=Usage.total([usage, found.usage]))
+        requirements, listed_usage = found
+        judge = requirements_judge(requirements, self.model, self.policy, self.name)
+        scored: list[Judgment] = []
+        for output in (a, b):
+            # Each output alone: the other is not in its context to be compared against.
+            one = Context(ctx.goal, output=output, context=ctx.context, reference=ctx.reference)
+            scored.append(await judge.judge(one))
+        total = Usage.total([usage, listed_usage, *(j.usage for j in scored)])
+        broken = next((j for j in scored if j.status is Status.ERROR), None)
+        if broken is not None:
+            return broken.evolve(usage=total)
+        p_a, p_b = (p_yes_values(j, requirements) for j in scored)
+        rows = tuple(
+            RequirementRow(requirement=r, p_yes_a=x, p_yes_b=y)
+            for r, x, y in zip(requirements, p_a, p_b, strict=True)
+        )
+        errors_a = miscalculations(a, ctx.goal)
+        errors_b = miscalculations(b, ctx.goal)
+        direct_values = [r.p_a for r in readings]
+        direct_p_a = (
+            sum(p for p in direct_values if p is not None) / len(direct_values)
+            if all(p is not None for p in direct_values)
+            else None
+        )
+        signals = combine(
+            self.weights,
+            rows=rows,
+            direct_p_a=direct_p_a,
+            errors_a=len(errors_a),
+            errors_b=len(errors_b),
+            length=length_ratio(a, b),
+        )
+        p_better = probability(signals.log_odds)
+        if abs(p_better - 0.5) <= self.tie_margin + _EPSILON:
+            outcome = "tie"
+        else:
+            outcome = "A" if p_better > 0.5 else "B"
+        choices = [r.choice for r in readings]
+        report = PairwiseReport(
+            both_orders=self.both_orders,
+            tie_margin=self.tie_margin,
+            rubric=self.rubric.id if self.rubric is not None else None,
+            method="logprobs" if direct_p_a is not None else "stated",
+            p_a=p_better,
+            position_consistent=len(set(choices)) == 1 if len(readings) > 1 else None,
+            orders=tuple(r.record() for r in readings),
+            comparison="pointwise",
+            requirements=rows,
+            errors_a=tuple(errors_a),
+            errors_b=tuple(errors_b),
+            signals=signals,
+            weights=self.weights,
+        )
+        headline = {"A": "A is better", "B": "B is better", "tie": "a tie"}[outcome]
+        lines = [
+            f"{headline}: P(A better) = {p_better:.2f} from the requirements "
+            f"(A {signals.requirements:+.2f} in mean P(yes))"
+            + ("" if signals.direct is None else f", the direct answer ({signals.direct:+.2f})")
+            + (
+                f", miscalculations (A {len(errors_a)}, B {len(errors_b)})"
+                if errors_a or errors_b
+                else ""
+            )
+            + ".",
+            *requirement_lines(rows),
+            *(f"A: {e}" for e in errors_a),
+            *(f"B: {e}" for e in errors_b),
+        ]
+        status = {"A": Status.PASS, "B": Status.FAIL, "tie": Status.ABSTAIN}[outcome]
+        return Judgment(
+            status,
+            CategoricalScore(outcome, OUTCOMES),
+            "\n".join(lines),
+            confidence=abs(p_better - 0.5) * 2,
+            usage=total,
+            metadata={**metadata, **report.to_metadata()},
+        )
 
     def _decide(
         self, readings: list[_OrderReading], usage: Usage | None, metadata: dict[str, Any]
