@@ -1,5 +1,6 @@
 """`jurist compare`: which of two outputs answers an instruction better? Asks a model."""
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,14 +32,18 @@ _WINNER = {
 }
 
 
-def build_pairwise_judge(*, model: str | None, rubric: str | None, one_order: bool) -> Judge:
+def build_pairwise_judge(
+    *, model: str | None, rubric: str | None, one_order: bool, method: str = "pointwise"
+) -> Judge:
     check_model_spec(model)
     spec = {
         "type": "pairwise",
+        "method": method,
         "both_orders": not one_order,
         "rubric": read_rubric("--rubric", rubric) if rubric is not None else None,
     }
-    return build_judge(spec, {"rubric": "--rubric", "both_orders": "--one-order"}, model=model)
+    flags = {"rubric": "--rubric", "both_orders": "--one-order", "method": "--method"}
+    return build_judge(spec, flags, model=model)
 
 
 def read_inputs(
@@ -74,6 +79,8 @@ def render_comparison(console: Console, a: str, b: str, judgment: Judgment) -> N
     )
     summary.append(f"read from {meta.get('method')}")
     console.print(Text("   ".join(summary), style="dim"))
+    if meta.get("comparison") == "pointwise":
+        render_requirements(console, meta)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("order", no_wrap=True)
     table.add_column("choice", no_wrap=True)
@@ -87,6 +94,24 @@ def render_comparison(console: Console, a: str, b: str, judgment: Judgment) -> N
             Text(order.get("reason") or ""),
         )
     console.print(table)
+
+
+def render_requirements(console: Console, meta: Mapping[str, Any]) -> None:
+    """Each requirement with each output's P(yes), then what a program found wrong."""
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("requirement", overflow="fold")
+    table.add_column("A P(yes)", no_wrap=True)
+    table.add_column("B P(yes)", no_wrap=True)
+    for row in meta.get("requirements", ()):
+        table.add_row(
+            Text(row["requirement"]),
+            _probability(row.get("p_yes_a")),
+            _probability(row.get("p_yes_b")),
+        )
+    console.print(table)
+    for side in ("a", "b"):
+        for error in meta.get(f"errors_{side}", ()):
+            console.print(Text(f"{side.upper()}: {error}", style="red"))
 
 
 def compare(
@@ -111,14 +136,24 @@ def compare(
             "--one-order", help="Ask once with A shown first (half the cost, position-biased)."
         ),
     ] = False,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="pointwise: each output scored on the instruction's requirements, the direct "
+            "answer one more signal; direct: only ask which is better, in both orders.",
+        ),
+    ] = "pointwise",
     as_json: JsonOption = False,
 ) -> None:
-    """Ask a model which of two outputs answers an instruction better, in both orders.
+    """Ask a model which of two outputs answers an instruction better: by default each output
+    is scored on the instruction's requirements, and the direct question is asked in both
+    orders as one more signal.
 
     Exit codes: 0 A is better, 1 B is better, 2 bad input, 3 a tie or an error.
     """
     try:
-        judge = build_pairwise_judge(model=model, rubric=rubric, one_order=one_order)
+        judge = build_pairwise_judge(model=model, rubric=rubric, one_order=one_order, method=method)
         text_a, text_b, reference_text = read_inputs(instruction, a, b, reference)
     except BadInput as exc:
         exit_bad_input(exc)
