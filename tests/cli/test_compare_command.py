@@ -230,7 +230,7 @@ def pointwise_step(request: Request) -> Response:
     prompt = request.messages[-1].content
     if "List what a response must do" in prompt:
         return with_logprobs('{"requirements": ["The response names the capital."]}')
-    if "Criteria:" in prompt:
+    if "Requirements:" in prompt:
         yes = GOOD in prompt
         verdicts = [
             {"criterion": i, "answer": "yes" if yes else "no", "reason": "checked"} for i in (1, 2)

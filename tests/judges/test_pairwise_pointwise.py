@@ -40,7 +40,7 @@ def responder(meets: dict[str, float], *, direct: str = "1", requirements=None):
         prompt = prompt_of(request)
         if "List what a response must do" in prompt:
             return answer(json.dumps({"requirements": listed}))
-        if "Criteria:" in prompt:
+        if "Requirements:" in prompt:
             count = len(re.findall(r"^\d+\. ", prompt, re.MULTILINE))
             shown = next(text for text in meets if text in prompt)
             p = meets[shown]
@@ -126,7 +126,7 @@ async def test_the_requirements_are_drawn_from_the_instruction_alone():
     assert DETAILED not in listing
     assert VAGUE not in listing
     # each output is scored alone, without the other beside it
-    for prompt in [p for p in prompts if "Criteria:" in p]:
+    for prompt in [p for p in prompts if "Requirements:" in p]:
         assert (DETAILED in prompt) != (VAGUE in prompt)
 
 

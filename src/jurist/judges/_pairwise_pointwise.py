@@ -128,7 +128,13 @@ def requirements_judge(
     requirements: Sequence[str], model: ModelRef, policy: CallPolicy, name: str
 ) -> CriteriaJudge:
     """All requirements of one output asked in one call, P(yes) read at each answer."""
-    judge = CriteriaJudge(list(requirements), together=True, name=name, policy=policy)
+    judge = CriteriaJudge(
+        list(requirements),
+        together=True,
+        template="pairwise_requirements_check",
+        name=name,
+        policy=policy,
+    )
     judge.model = model
     return judge
 
