@@ -1,153 +1,178 @@
-"""Acceptance criteria asked one per call ("separate") or all in one call ("together").
+"""Acceptance criteria against labels a program gives: which way of asking the model is right.
 
-On SummEval summaries (article as the source, summary as the output) and a few simple
-criteria, both modes run on the same model with the response cache off. Printed: model
-calls, input and output tokens, wall seconds, and how far the two modes agree (the fraction
-of criteria with the same verdict, and the mean |P(yes) difference| where both read one).
+The set (bench/criteria_set.py) is real outputs of the dev sets with four checkable criteria
+each, two met and two not, labelled by code. Each configuration judges every output with
+CriteriaJudge on the embedded model, response cache off:
 
-Separate mode runs first for every case, then together mode, so neither mode's calls find
-the other's prompt in the runtime's prompt cache. Within a case, the separate calls share
-their prompt up to the criterion: that is the point of putting the criterion last.
+  --order answer|reason   the answer before a one-sentence reason, or after it
+  --together              all four criteria in one call instead of one call each
+  --exact                 the judge's exact pre-checks on (the default judge); off, the
+                          model decides every criterion, which is what is measured here
 
-Run: uv run python bench/criteria_modes.py [--cases 8] [--model local:qwen2.5-1.5b] [--reason-first]
+Results are stored one output at a time in bench/results/criteria-TAG.jsonl, so a rerun
+resumes. `--report` prints every stored configuration of the same size: accuracy at the
+threshold 0.5 and at a threshold chosen out of fold (two folds by output, each fold's
+threshold picked on the other), the threshold the whole set would pick, with 95% bootstrap
+intervals over outputs, and seconds and calls per criterion; then accuracy by family.
+
+Run: uv run python bench/criteria_modes.py --outputs 16 [--order reason] [--together]
+     [--exact] [--model local:qwen2.5-1.5b]
+     uv run python bench/criteria_modes.py --outputs 16 --report
 """
 
 import argparse
 import asyncio
 import json
-import statistics
+import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from jurist.core import Context, Judgment, Status, Usage
-from jurist.judges import CriteriaJudge
+from criteria_set import DATA, Case, build
+
+from jurist.core import Context
+from jurist.judges import CriteriaJudge, CriteriaReport
 from jurist.llm import get_model
 from jurist.settings import Settings
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
-GOAL = "Summarise the news article in a few sentences."
-CRITERIA = [
-    "The summary names the main person or organisation of the article.",
-    "Every sentence of the summary is grammatical.",
-    "Every statement in the summary is supported by the article.",
-    "The summary does not repeat the same information.",
-]
+RESULTS = Path(__file__).parent / "results"
+GRID = [round(0.05 * k, 2) for k in range(1, 20)]
 
 
-def cases(count: int) -> list[Context]:
-    """The first summary of each of the first `count` articles."""
-    rows = [json.loads(line) for line in DATA.read_text("utf-8").splitlines()]
-    seen: set[str] = set()
-    chosen = []
-    for row in rows:
-        if row["doc_id"] not in seen:
-            seen.add(row["doc_id"])
-            chosen.append(row)
-    return [
-        Context(GOAL, output=row["output"], context=(row["source"],), metadata={"id": row["id"]})
-        for row in chosen[:count]
-    ]
+def tag(order: str, together: bool, exact: bool, outputs: int) -> str:
+    return (
+        f"{order}-{'together' if together else 'separate'}-{'exact' if exact else 'model'}"
+        f"-n{outputs}"
+    )
 
 
-@dataclass
-class Run:
-    mode: str
-    results: list[Judgment]
-    seconds: float
-    per_case: list[float]
-
-    @property
-    def usage(self) -> Usage:
-        return Usage.total(r.usage for r in self.results) or Usage()
-
-    def rows(self) -> list[dict[str, object]]:
-        return [dict(row) for result in self.results for row in result.metadata["criteria"]]
-
-
-async def run(
-    mode: str, contexts: list[Context], spec: str, settings: Settings, *, reason_first: bool
-) -> Run:
-    model = get_model(spec, settings=settings)
-    judge = CriteriaJudge(CRITERIA, model, together=mode == "together", reason_first=reason_first)
-    results, per_case = [], []
+async def judge_case(judge: CriteriaJudge, case: Case) -> dict[str, object]:
     started = time.perf_counter()
-    for index, ctx in enumerate(contexts, start=1):
-        one = time.perf_counter()
-        result = await judge.judge(ctx)
-        results.append(result)
-        per_case.append(time.perf_counter() - one)
-        print(
-            f"  {mode} {index}/{len(contexts)} {ctx.metadata['id']}: {result.status.value} "
-            f"({per_case[-1]:.0f} s)",
-            flush=True,
+    result = await judge.judge(Context(case.goal, output=case.output))
+    seconds = time.perf_counter() - started
+    report = CriteriaReport.of(result)
+    rows = report.criteria if report is not None else ()
+    by_text = {row.criterion: row for row in rows}
+    return {
+        "id": case.id,
+        "seconds": seconds,
+        "calls": result.usage.calls if result.usage else 0,
+        "rows": [
+            {
+                "criterion": item.criterion,
+                "family": item.family,
+                "label": item.label,
+                "status": by_text[item.criterion].status.value if item.criterion in by_text else "",
+                "p_yes": by_text[item.criterion].p_yes if item.criterion in by_text else None,
+                "method": by_text[item.criterion].method if item.criterion in by_text else None,
+            }
+            for item in case.items
+        ],
+    }
+
+
+async def run(args: argparse.Namespace) -> None:
+    path = RESULTS / f"criteria-{tag(args.order, args.together, args.exact, args.outputs)}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if path.exists():
+        done = {json.loads(line)["id"] for line in path.read_text("utf-8").splitlines()}
+    cases = [c for c in build(args.outputs, data=args.data) if c.id not in done]
+    model = get_model(args.model, settings=Settings(JURIST_CACHE="0"))
+    for index, case in enumerate(cases, start=1):
+        judge = CriteriaJudge(
+            [item.criterion for item in case.items],
+            model,
+            together=args.together,
+            reason_first=args.order == "reason",
+            exact=args.exact,
         )
-    return Run(mode, results, time.perf_counter() - started, per_case)
+        row = await judge_case(judge, case)
+        with path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")
+        print(f"{index}/{len(cases)} {case.id}: {row['seconds']:.1f} s", flush=True)
 
 
-def agreement(separate: Run, together: Run) -> tuple[float, float | None, int]:
-    pairs = list(zip(separate.rows(), together.rows(), strict=True))
-    same = sum(a["status"] == b["status"] for a, b in pairs) / len(pairs)
-    gaps = [
-        abs(float(a["p_yes"]) - float(b["p_yes"]))  # type: ignore[arg-type]
-        for a, b in pairs
-        if a["p_yes"] is not None and b["p_yes"] is not None
-    ]
-    return same, (sum(gaps) / len(gaps) if gaps else None), len(pairs)
+def _decide(row: dict[str, object], threshold: float) -> bool | None:
+    p_yes = row["p_yes"]
+    if row["method"] == "exact" or not isinstance(p_yes, float):
+        status = row["status"]
+        return None if status not in ("pass", "fail") else status == "pass"
+    return p_yes >= threshold
 
 
-def report(runs: list[Run], spec: str, count: int) -> None:
-    print(f"\n{count} summaries x {len(CRITERIA)} criteria on {spec}, response cache off\n")
-    # The median case is the fairer time on a shared machine: one busy minute elsewhere
-    # inflates the total of whichever mode was running then.
+def accuracy(cases: list[dict], threshold: float) -> float:
+    rows = [r for c in cases for r in c["rows"]]
+    return sum(_decide(r, threshold) == r["label"] for r in rows) / len(rows)
+
+
+def best_threshold(cases: list[dict]) -> float:
+    return max(GRID, key=lambda t: (accuracy(cases, t), -abs(t - 0.5)))
+
+
+def out_of_fold(cases: list[dict]) -> float:
+    folds = [cases[0::2], cases[1::2]]
+    right = total = 0
+    for train, test in (folds, folds[::-1]):
+        t = best_threshold(train)
+        rows = [r for c in test for r in c["rows"]]
+        right += sum(_decide(r, t) == r["label"] for r in rows)
+        total += len(rows)
+    return right / total
+
+
+def interval(cases: list[dict], statistic, rounds: int = 1000) -> tuple[float, float]:
+    rng = random.Random(0)
+    values = sorted(statistic([rng.choice(cases) for _ in cases]) for _ in range(rounds))
+    return values[int(0.025 * rounds)], values[int(0.975 * rounds) - 1]
+
+
+def report(outputs: int) -> None:
     print(
-        "| mode | model calls | input tokens | output tokens | wall s | median s per summary "
-        "| met | errors |"
+        "| configuration | n | accuracy at 0.5 | out-of-fold threshold | whole-set threshold "
+        "| s per criterion | calls per criterion |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r in runs:
-        rows = r.rows()
-        met = sum(row["status"] == Status.PASS.value for row in rows)
-        errors = sum(row["status"] == Status.ERROR.value for row in rows)
-        u = r.usage
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: |")
+    stored = sorted(RESULTS.glob(f"criteria-*-n{outputs}.jsonl"))
+    families: dict[str, dict[str, list[bool]]] = {}
+    for path in stored:
+        cases = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        n = sum(len(c["rows"]) for c in cases)
+        at_half = accuracy(cases, 0.5)
+        low, high = interval(cases, lambda cs: accuracy(cs, 0.5))
+        oof = out_of_fold(cases)
+        olow, ohigh = interval(cases, out_of_fold, rounds=300)
+        seconds = sum(c["seconds"] for c in cases) / n
+        calls = sum(c["calls"] for c in cases) / n
+        name = path.stem.removeprefix("criteria-")
         print(
-            f"| {r.mode} | {u.calls} | {u.input_tokens} | {u.output_tokens} | "
-            f"{r.seconds:.0f} | {statistics.median(r.per_case):.1f} | {met}/{len(rows)} "
-            f"| {errors} |"
+            f"| {name} | {n} | {at_half:.2f} [{low:.2f}, {high:.2f}] | {oof:.2f} [{olow:.2f}, "
+            f"{ohigh:.2f}] | {best_threshold(cases):.2f} | {seconds:.1f} | {calls:.2f} |"
         )
-    same, gap, pairs = agreement(runs[0], runs[1])
-    shown = f"{gap:.3f}" if gap is not None else "n/a"
-    print(f"\nagreement over {pairs} criteria: same verdict {same:.0%}, mean |P(yes) diff| {shown}")
-    print("\nP(yes) per criterion, separate/together, one pair per summary:")
-    pairs_by_mode = list(zip(runs[0].rows(), runs[1].rows(), strict=True))
-    for position, criterion in enumerate(CRITERIA, start=1):
-        values = ", ".join(
-            f"{_p(a)}/{_p(b)}" for a, b in pairs_by_mode if a["criterion"] == criterion
-        )
-        print(f"  {position}. {criterion}\n     {values}")
+        per = families.setdefault(name, {})
+        for c in cases:
+            for r in c["rows"]:
+                per.setdefault(r["family"], []).append(_decide(r, 0.5) == r["label"])
+    print("\naccuracy at 0.5 by family (right/n):")
+    for name, per in families.items():
+        shown = ", ".join(f"{f} {sum(v)}/{len(v)}" for f, v in sorted(per.items()))
+        print(f"  {name}: {shown}")
 
 
-def _p(row: dict[str, object]) -> str:
-    p_yes = row.get("p_yes")
-    return f"{p_yes:.2f}" if isinstance(p_yes, float) else "-"
-
-
-async def main() -> None:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--cases", type=int, default=8)
+    parser.add_argument("--outputs", type=int, default=16)
+    parser.add_argument("--order", choices=("answer", "reason"), default="answer")
+    parser.add_argument("--together", action="store_true")
+    parser.add_argument("--exact", action="store_true")
     parser.add_argument("--model", default="local:qwen2.5-1.5b")
-    parser.add_argument(
-        "--reason-first", action="store_true", help="Ask for the reason before the answer."
-    )
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--report", action="store_true")
     args = parser.parse_args()
-    settings = Settings(JURIST_CACHE="0")
-    contexts = cases(args.cases)
-    runs = [
-        await run(mode, contexts, args.model, settings, reason_first=args.reason_first)
-        for mode in ("separate", "together")
-    ]
-    report(runs, args.model, len(contexts))
+    if args.report:
+        report(args.outputs)
+    else:
+        asyncio.run(run(args))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -186,12 +186,6 @@ _SHAPES: tuple[tuple[re.Pattern[str], _Check], ...] = tuple(
     (re.compile(rf"^\s*{_SUBJECT}\s+{body}\s*\.?\s*$", re.IGNORECASE | re.DOTALL), check)
     for body, check in (
         (_LENGTH, _length),
-        (
-            r"(?P<negation>does\s+not\s+|doesn't\s+|never\s+)?"
-            r"(?:mentions?|contains?|includes?|uses?|says?)\s+(?:the\s+(?:word|phrase|term)s?\s+)?"
-            rf"(?:(?P<quoted>{_QUOTED})|(?P<bare>[\w-]+(?:\s+[\w-]+){{0,2}}))",
-            _mentions,
-        ),
         (r"is\s+(?:a\s+)?valid\s+JSON(?:\s+(?P<kind>object|array))?", _json),
         (
             r"(?:starts|begins|opens)\s+with\s+an?\s+(?P<markdown>markdown\s+)?"
@@ -210,6 +204,13 @@ _SHAPES: tuple[tuple[re.Pattern[str], _Check], ...] = tuple(
             _number,
         ),
         (r"(?:states|contains|includes|gives|mentions)\s+a\s+percentage", _percentage),
+        # Last: "contains a list" and "mentions a percentage" are the shapes above.
+        (
+            r"(?P<negation>does\s+not\s+|doesn't\s+|never\s+)?"
+            r"(?:mentions?|contains?|includes?|uses?|says?)\s+(?:the\s+(?:word|phrase|term)s?\s+)?"
+            rf"(?:(?P<quoted>{_QUOTED})|(?P<bare>[\w-]+(?:\s+[\w-]+){{0,2}}))",
+            _mentions,
+        ),
     )
 )
 
