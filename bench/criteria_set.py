@@ -19,8 +19,8 @@ FILES = ("pairwise-llmeval2.jsonl", "pairwise-autoj-dev.jsonl", "summeval-dev.js
 SUMMARY_GOAL = "Summarise the news article in a few sentences."
 MAX_WORDS = 220
 _STOPWORDS = frozenset(
-    ("the", "a", "an", "and", "of", "to", "in", "is", "are", "was", "were", "it", "that")
-    + ("this", "for", "on", "with", "as", "be", "by", "not", "or", "you", "i")
+    {"the", "a", "an", "and", "of", "to", "in", "is", "are", "was", "were", "it", "that"}
+    | {"this", "for", "on", "with", "as", "be", "by", "not", "or", "you", "i"}
 )
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S", re.MULTILINE)
 _PERCENT = re.compile(r"\d\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)

@@ -48,8 +48,9 @@ from jurist.prompts import Prompt, PromptTemplate
 
 class CriterionRow(ReportRow):
     """One criterion of a criteria judgment: its status, P(yes) and how it was read ("exact"
-    when a program decided it; None for one that could not be judged), the confidence in the side decided and the reason;
-    `cause` only when it could not be judged, `prompt_sha256` when a call was made."""
+    when a program decided it; None for one that could not be judged), the confidence in
+    the side decided and the reason; `cause` only when it could not be judged,
+    `prompt_sha256` when a call was made."""
 
     criterion: str
     status: Status
