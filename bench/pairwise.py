@@ -178,7 +178,8 @@ async def run_bench(
             f"--docs {docs} --margin {margin:g}: the pairs come from {len(documents)} "
             "document(s); the leave-one-document-out calibration needs at least 2"
         )
-    judge = PairwiseJudge(model_name if model is None else model)
+    # The direct answer alone: this bench measures its position bias and its calibration.
+    judge = PairwiseJudge(model_name if model is None else model, method="direct")
     choice = JudgeChoice(
         judge,
         text="pairwise",

@@ -72,6 +72,7 @@ def signals_of(judgment: Judgment) -> dict[str, Any]:
         "errors_b": list(report.errors_b),
         "requirements_listed": [r.requirement for r in report.requirements],
         "calls": judgment.usage.calls if judgment.usage else None,
+        "orders_agree": report.position_consistent,
     }
 
 
@@ -219,6 +220,11 @@ def report(out: Path) -> str:
                     for r in part
                 ],
             )
+        )
+        agree = [r["forward"].get("orders_agree") for r in part]
+        lines.append(
+            f"direct answer: its two orders chose the same output in "
+            f"{sum(a is True for a in agree)}/{sum(a is not None for a in agree)}"
         )
         seconds = sum(r["seconds"] for r in part) / len(part)
         calls = [r["forward"]["calls"] for r in part if r["forward"].get("calls")]
