@@ -76,10 +76,14 @@ def signals_of(judgment: Judgment) -> dict[str, Any]:
     }
 
 
+def judged(out: Path) -> set[str]:
+    if not out.exists():
+        return set()
+    return {json.loads(line)["id"] for line in out.read_text().splitlines() if line}
+
+
 async def judge_pairs(pairs: list[dict[str, Any]], out: Path, model: str) -> None:
-    done = set()
-    if out.exists():
-        done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line}
+    done = judged(out)
     judge = PairwiseJudge(model)
     for index, pair in enumerate(pairs):
         if pair["id"] in done:
@@ -102,13 +106,17 @@ async def judge_pairs(pairs: list[dict[str, Any]], out: Path, model: str) -> Non
             "forward": signals_of(forward),
             "swapped": signals_of(swapped),
         }
-        with out.open("a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append(out, row)
         print(
             f"{index + 1}/{len(pairs)} {pair['id']} {row['forward'].get('outcome')} "
             f"(people {pair['label']}) {seconds:.0f}s",
             flush=True,
         )
+
+
+def append(out: Path, row: dict[str, Any]) -> None:
+    with out.open("a") as handle:
+        handle.write(json.dumps(row) + "\n")
 
 
 def fit(rows: list[dict[str, Any]], features: tuple[str, ...]) -> dict[str, float]:
