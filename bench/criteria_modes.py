@@ -70,12 +70,16 @@ async def judge_case(judge: CriteriaJudge, case: Case) -> dict[str, object]:
     }
 
 
+def stored_ids(path: Path) -> set[str]:
+    if not path.exists():
+        return set()
+    return {json.loads(line)["id"] for line in path.read_text("utf-8").splitlines()}
+
+
 async def run(args: argparse.Namespace) -> None:
     path = RESULTS / f"criteria-{tag(args.order, args.together, args.exact, args.outputs)}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    done = set()
-    if path.exists():
-        done = {json.loads(line)["id"] for line in path.read_text("utf-8").splitlines()}
+    done = stored_ids(path)
     cases = [c for c in build(args.outputs, data=args.data) if c.id not in done]
     model = get_model(args.model, settings=Settings(JURIST_CACHE="0"))
     for index, case in enumerate(cases, start=1):
