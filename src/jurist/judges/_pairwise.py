@@ -1,10 +1,12 @@
-"""PairwiseJudge: which of two outputs answers an instruction better, asked in both orders.
+"""PairwiseJudge: which of two outputs answers an instruction better.
 
-A small model asked "1 or 2?" mostly picks whatever is shown first (the 1.5B embedded model
-did 92 % of the time), so the order cannot be left to chance: each comparison is asked once
-with A first and once with B first, and the two readings are combined so that a preference
-for a position cancels out. With token probabilities the two orders' P(A better) are
-averaged; without them a win needs both orders to agree.
+A small model asked "1 or 2?" mostly picks by position (the 1.5B embedded model took the
+first shown 92 % of the time without a source, the second with one) and by length, so by
+default each output is scored on its own against the instruction's requirements
+(_pairwise_pointwise), and the direct question is one more signal. The direct question is
+asked once with A first and once with B first, and the two readings are combined so that a
+preference for a position cancels out: with token probabilities the two orders' P(A better)
+are averaged; without them a win needs both orders to agree.
 """
 
 from dataclasses import dataclass
@@ -220,21 +222,33 @@ class PairwiseJudge(BaseJudge):
     output B (`ctx.metadata[OUTPUT_B]`), optionally against `ctx.reference` and by a
     rubric's criteria.
 
-    Asked in both orders, concurrently. With token probabilities, P(A better) is the mean of
-    the two orders' probabilities, and A wins above 0.5 + `tie_margin`, B below 0.5 -
-    `tie_margin`; in between is a tie. Without probabilities, a win needs both orders to
-    choose the same output; otherwise it is a tie.
+    `method="pointwise"` (the default) holds each output, on its own, to the same yes/no
+    requirements: the rubric's criteria when there is a rubric, else the instruction's own
+    requirements as the model lists them from the instruction alone (one call), with a
+    correctness requirement added. Each output's requirements are asked in one call and
+    P(yes) is read at each answer. A program checks the arithmetic each output states and
+    the counts it states over the instruction; each miscalculation counts against its
+    output. The direct question ("which is better, 1 or 2?") is asked too, in both orders,
+    as one more signal. The signals add up, by `weights`, to the log-odds that A is better;
+    a longer output is never favoured for its length (the length weight may only be
+    negative).
 
-    The score is categorical ("A", "B" or "tie"). The status is PASS when A wins, FAIL when
-    B wins and ABSTAIN on a tie (the judge cannot tell which is better). Confidence is
-    |P(A better) - 0.5| * 2 with probabilities; without them it is 1.0 when the orders
-    agree and 0.0 when they do not (None when only one order was asked). Metadata records
-    p_a, each order's choice and probabilities, `position_consistent` (whether the two
-    orders chose the same output; None with one order), and how the answer was read.
+    `method="direct"` is the direct question alone. With token probabilities, P(A better)
+    is the mean of the two orders' probabilities; without them a win needs both orders to
+    choose the same output, otherwise it is a tie.
 
-    A missing output A or B is ABSTAIN naming what is missing. A model failure in either
-    order is ERROR with the model error's kind as cause; an unreadable answer is ERROR with
-    cause "unparseable".
+    Either way A wins above P(A better) 0.5 + `tie_margin`, B below 0.5 - `tie_margin`, and
+    in between is a tie. The score is categorical ("A", "B" or "tie"); the status is PASS
+    when A wins, FAIL when B wins and ABSTAIN on a tie. Confidence is |P(A better) - 0.5| *
+    2 (for the direct method without probabilities, 1.0 when the orders agree, 0.0 when
+    they do not, None with one order). The `PairwiseReport` records how it was compared,
+    each order of the direct answer, whether they chose the same output, and for the
+    pointwise method each requirement's P(yes) for A and B, the miscalculations found, the
+    signals and the weights.
+
+    A missing output A or B is ABSTAIN naming what is missing. A model failure in any call
+    is ERROR with the model error's kind as cause; an unreadable answer is ERROR with cause
+    "unparseable".
     """
 
     kind = JudgeKind.MODEL
