@@ -15,9 +15,13 @@ threshold 0.5 and at a threshold chosen out of fold (two folds by output, each f
 threshold picked on the other), the threshold the whole set would pick, with 95% bootstrap
 intervals over outputs, and seconds and calls per criterion; then accuracy by family.
 
+`--coverage` runs no model: how many of the set's criteria the exact checks decide, and
+whether they agree with the bench's own labels.
+
 Run: uv run python bench/criteria_modes.py --outputs 16 [--order reason] [--together]
      [--exact] [--model local:qwen2.5-1.5b]
      uv run python bench/criteria_modes.py --outputs 16 --report
+     uv run python bench/criteria_modes.py --outputs 200 --coverage
 """
 
 import argparse
@@ -31,6 +35,7 @@ from criteria_set import DATA, Case, build
 
 from jurist.core import Context
 from jurist.judges import CriteriaJudge, CriteriaReport
+from jurist.judges._criterion_checks import exact_verdict
 from jurist.llm import get_model
 from jurist.settings import Settings
 
@@ -162,6 +167,28 @@ def report(outputs: int) -> None:
         print(f"  {name}: {shown}")
 
 
+def coverage(outputs: int, data: Path) -> None:
+    """How much of the set the judge's exact checks decide, and how often they agree with
+    the bench's labels (written separately): no model involved."""
+    items = [(case, item) for case in build(outputs, data=data) for item in case.items]
+    decided: dict[str, list[bool]] = {}
+    left: dict[str, int] = {}
+    for case, item in items:
+        found = exact_verdict(item.criterion, case.output)
+        if found is None:
+            left[item.family] = left.get(item.family, 0) + 1
+        else:
+            decided.setdefault(item.family, []).append(found.met == item.label)
+    agree = sum(sum(v) for v in decided.values())
+    total = sum(len(v) for v in decided.values())
+    print(f"{outputs} outputs, {len(items)} criteria: {total} decided exactly, {agree} agree")
+    for family in sorted(set(decided) | set(left)):
+        got = decided.get(family, [])
+        print(
+            f"  {family}: {len(got)} decided, {sum(got)} agree, {left.get(family, 0)} to the model"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--outputs", type=int, default=16)
@@ -171,8 +198,13 @@ def main() -> None:
     parser.add_argument("--model", default="local:qwen2.5-1.5b")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--report", action="store_true")
+    parser.add_argument(
+        "--coverage", action="store_true", help="Only compare the exact checks with the labels."
+    )
     args = parser.parse_args()
-    if args.report:
+    if args.coverage:
+        coverage(args.outputs, args.data)
+    elif args.report:
         report(args.outputs)
     else:
         asyncio.run(run(args))
