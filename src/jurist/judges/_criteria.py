@@ -5,7 +5,7 @@ probabilities the decision is P(yes), renormalised over yes/no at the answer's t
 against a threshold. Without them it is the model's answer and its stated confidence.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +28,7 @@ from jurist.core import (
     Usage,
     threshold_of,
 )
+from jurist.judges._addressed import masked
 from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._common import omitted_when_none
 from jurist.judges._criterion_checks import ExactVerdict, exact_verdict
@@ -130,7 +131,8 @@ class CriterionReport(Report, kind="criterion"):
     """One criterion decided: the criterion, the answer given, P(yes) (None when the model
     stated its answer without a confidence), how P(yes) was read, and the threshold it was
     held to. `exact` is set when a program decided the criterion without a model: what it
-    counted or found; P(yes) is then 1 or 0, stated."""
+    counted or found; P(yes) is then 1 or 0, stated. `masked` lists the output's sentences
+    addressed to the judge that the model was shown masked."""
 
     criterion: str
     answer: Literal["yes", "no"]
@@ -138,6 +140,7 @@ class CriterionReport(Report, kind="criterion"):
     method: VerdictMethod
     threshold: float
     exact: str | None = omitted_when_none()
+    masked: tuple[str, ...] | None = omitted_when_none()
 
 
 def read_verdict(
@@ -221,6 +224,15 @@ def exact_judgment(found: ExactVerdict, criterion: str, threshold: float) -> Jud
     )
 
 
+def with_masked(result: Judgment, hidden: Sequence[str]) -> Judgment:
+    """The judgment naming the sentences addressed to the judge that were masked."""
+    verdict = CriterionReport.of(result)
+    if not hidden or verdict is None:
+        return result
+    report = verdict.model_copy(update={"masked": tuple(hidden)})
+    return _with(result, **report.to_metadata())
+
+
 def _with(judgment: Judgment, **extra: Any) -> Judgment:
     return judgment.evolve(metadata={**judgment.metadata, **extra})
 
@@ -290,6 +302,7 @@ class CriterionJudge(BaseJudge):
         threshold: Threshold = 0.5,
         reason_first: bool = False,
         exact: bool = True,
+        mask_addressed: bool = True,
         template: PromptTemplate | str | Path = "criterion",
         name: Name | None = None,
         description: str = "",
@@ -300,6 +313,7 @@ class CriterionJudge(BaseJudge):
         self.threshold = threshold_of(threshold)
         self.reason_first = reason_first
         self.exact = exact
+        self.mask_addressed = mask_addressed
         self.template = PromptTemplate.of(template)
         self.model = ModelRef(model)
         self.policy = policy or CallPolicy.from_settings()
@@ -308,8 +322,9 @@ class CriterionJudge(BaseJudge):
         found = exact_verdict(self.criterion, ctx.output_text()) if self.exact else None
         if found is not None:
             return exact_judgment(found, self.criterion, self.threshold)
-        return await judge_criterion(
-            ctx,
+        shown, hidden = masked(ctx) if self.mask_addressed else (ctx, ())
+        result = await judge_criterion(
+            shown,
             self.criterion,
             self.model,
             threshold=self.threshold,
@@ -318,3 +333,4 @@ class CriterionJudge(BaseJudge):
             reason_first=self.reason_first,
             template=self.template,
         )
+        return with_masked(result, hidden)

@@ -23,6 +23,7 @@ from jurist.core import (
     run_judge,
     threshold_of,
 )
+from jurist.judges._addressed import masked
 from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._criteria import (
@@ -39,6 +40,7 @@ from jurist.judges._criteria import (
     read_verdict,
     short_name,
     verdict_judgment,
+    with_masked,
 )
 from jurist.judges._criterion_checks import exact_verdict
 from jurist.judges._reading import numbered_answers
@@ -99,6 +101,7 @@ class CriteriaJudge(BaseJudge):
         together: bool = False,
         reason_first: bool = False,
         exact: bool = True,
+        mask_addressed: bool = True,
         template: PromptTemplate | str | Path | None = None,
         name: Name | None = None,
         description: str = "",
@@ -120,6 +123,7 @@ class CriteriaJudge(BaseJudge):
         self.together = together
         self.reason_first = reason_first
         self.exact = exact
+        self.mask_addressed = mask_addressed
         self.template = PromptTemplate.of(
             template if template is not None else ("criteria" if together else "criterion")
         )
@@ -131,6 +135,7 @@ class CriteriaJudge(BaseJudge):
                 threshold=self.threshold,
                 reason_first=reason_first,
                 exact=exact,
+                mask_addressed=mask_addressed,
                 template=self.template,
                 name=self.name,
                 policy=self.policy,
@@ -167,13 +172,14 @@ class CriteriaJudge(BaseJudge):
             return self._all_errored(failed, exact)
         stated = not model.capabilities.logprobs
         count = len(asked)
+        shown, hidden = masked(ctx) if self.mask_addressed else (ctx, ())
         prompt = Prompt(
             self.template, criteria_schema(count, stated=stated, reason_first=self.reason_first)
         )
         got = await ask(
             model,
             prompt.reading(lambda response: read_verdicts(response, count), logprobs=True),
-            ctx,
+            shown,
             policy=self.policy.but(max_tokens=ONE_VERDICT_TOKENS * count + 40),
             judge=self.name,
             variables={
@@ -187,8 +193,9 @@ class CriteriaJudge(BaseJudge):
             return self._all_errored(got, exact)
         call = got.metadata(self.name)
         answered = {
-            criterion: verdict_judgment(
-                verdict, criterion, self.threshold, usage=None, metadata=call
+            criterion: with_masked(
+                verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call),
+                hidden,
             )
             for verdict, criterion in zip(got.value, asked, strict=True)
         }
