@@ -32,6 +32,7 @@ Run: uv run python bench/quality.py [--methods plain,claims,coverage,focus,sente
 import argparse
 import asyncio
 import dataclasses
+import random
 import re
 import statistics
 from collections.abc import Mapping
@@ -74,7 +75,7 @@ class Scored:
     judgments: Mapping[str, Judgment] = dataclasses.field(default_factory=dict)
 
 
-def run_name(method: str, model: str, limit: int | None) -> str:
+def run_name(method: str, model: str, limit: int | str | None) -> str:
     slug = re.sub(r"[^a-z0-9.]+", "-", f"{method}-{model}".lower()).strip("-")
     return f"quality-{slug}-{limit or 'all'}"
 
@@ -89,13 +90,42 @@ async def stored(names: str, dataset: LabelledDataset, database: str | None) -> 
     return dataclasses.replace(runs[0], judgments=kept)
 
 
-async def judged(method: str, args: argparse.Namespace, named: dict[str, str]) -> RunResult:
+def subset(dataset: LabelledDataset, articles: int, per_article: int, seed: int) -> LabelledDataset:
+    """`per_article` outputs of each of `articles` documents, both drawn with `seed`, in the
+    file's order: whole documents, so every per-document figure and out-of-fold split sees
+    all of a document's items or none."""
+    by_doc: dict[str, list[str]] = {}
+    for item in dataset.ratings:
+        by_doc.setdefault(item.doc_id or item.id, []).append(item.id)
+    draw = random.Random(seed)
+    docs = draw.sample(sorted(by_doc), min(articles, len(by_doc)))
+    kept = {i for doc in docs for i in draw.sample(by_doc[doc], min(per_article, len(by_doc[doc])))}
+    return dataclasses.replace(
+        dataset, items=tuple(item for item in dataset.items if item.id in kept)
+    )
+
+
+def dataset_of(args: argparse.Namespace) -> LabelledDataset:
     dataset = calibration_dataset(args.data, args.limit)
+    if args.articles is not None:
+        dataset = subset(dataset, args.articles, args.per_article, args.seed)
+    return dataset
+
+
+def size_of(args: argparse.Namespace) -> str | None:
+    """What the run names say of the items: the limit, or the seeded subset."""
+    if args.articles is not None:
+        return f"{args.data.stem}-{args.articles}x{args.per_article}-seed{args.seed}"
+    return str(args.limit) if args.limit else None
+
+
+async def judged(method: str, args: argparse.Namespace, named: dict[str, str]) -> RunResult:
+    dataset = dataset_of(args)
     if method in named:
         return await stored(named[method], dataset, args.database)
     # METHOD@DIM+DIM: the method on those dimensions only (the rubric-based ones take any).
     method, _, only = method.partition("@")
-    name = run_name(method + (f"-{only}" if only else ""), args.model, args.limit)
+    name = run_name(method + (f"-{only}" if only else ""), args.model, size_of(args))
     async with await RecordStore.open(args.database) as store:
         exists = await store.get_run(name) is not None
         done = await calibrate(
@@ -285,9 +315,14 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--database", default=None)
     parser.add_argument("--run", action="append", default=[], help="METHOD=RUN_NAME[+RUN...]")
+    parser.add_argument(
+        "--articles", type=int, default=None, help="score a seeded subset of N documents"
+    )
+    parser.add_argument("--per-article", type=int, default=4, help="outputs per document")
+    parser.add_argument("--seed", type=int, default=0, help="the subset's seed")
     args = parser.parse_args()
     named: Mapping[str, str] = dict(item.split("=", 1) for item in args.run)
-    dataset = calibration_dataset(args.data, args.limit)
+    dataset = dataset_of(args)
     lines = [
         f"SummEval, {len(dataset.ratings)} items, {args.model}",
         "",

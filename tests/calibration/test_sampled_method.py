@@ -176,6 +176,6 @@ async def test_the_mean_holds_a_sampled_rubric_report_read_as_a_rubric_report_to
 
 
 async def test_one_sample_of_the_mean_is_a_plain_rubric_report():
-    sample = await RubricJudge(RUBRIC.only("coherence"), BySeed({0: 4})).judge(CTX)
+    sample = await RubricJudge(RUBRIC.only("coherence"), BySeed({0: 4}), methods="plain").judge(CTX)
     assert RubricReport.of(sample) is not None
     assert SampledRubricReport.of(sample) is None

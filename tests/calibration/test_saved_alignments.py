@@ -36,7 +36,7 @@ def scored(score: int) -> ScriptedModel:
 
 
 async def test_the_aligned_scores_are_part_of_the_rubric_report_and_the_export_reads_them():
-    judge = AlignedJudge(RubricJudge(RUBRIC, scored(4)), {"coherence": LINEAR})
+    judge = AlignedJudge(RubricJudge(RUBRIC, scored(4), methods="plain"), {"coherence": LINEAR})
     judgment = await judge.judge(CTX)
     report = RubricReport.of(judgment)
     assert report is not None

@@ -69,6 +69,7 @@ def test_a_table_of_scores_and_exit_0_on_pass(use_model, files):
         "consistency",
         "--source",
         str(files["article"]),
+        "--plain",
     )
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("PASS")
@@ -79,7 +80,9 @@ def test_a_table_of_scores_and_exit_0_on_pass(use_model, files):
 
 def test_json_output_carries_the_rubric_result_and_fail_exits_1(use_model, files):
     use_model(scored({"1": 0.7, "2": 0.3}, "Ungrammatical."))
-    result = run("judge", str(files["summary"]), "-r", "summarization", "-c", "fluency", "--json")
+    result = run(
+        "judge", str(files["summary"]), "-r", "summarization", "-c", "fluency", "--plain", "--json"
+    )
     assert result.exit_code == 1, result.output
     judgment = Judgment.from_json(result.stdout)
     assert judgment.status is Status.FAIL

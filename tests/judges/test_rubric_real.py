@@ -1,5 +1,5 @@
-"""The G-Eval rubric judge on the default embedded model: structure, and a good summary
-scored above a bad one."""
+"""The G-Eval rubric judge (every criterion asked plainly) on the default embedded model:
+structure, and a good summary scored above a bad one."""
 
 import pytest
 
@@ -29,7 +29,7 @@ BAD = (
 def judge():
     settings = Settings(JURIST_MODELS_DIR=str(Settings().models_dir), JURIST_CACHE="0")
     model = get_model("local:qwen2.5-1.5b", settings=settings)
-    return RubricJudge("summarization", model, criteria=["consistency", "fluency"])
+    return RubricJudge("summarization", model, criteria=["consistency", "fluency"], methods="plain")
 
 
 async def test_a_faithful_summary_scores_above_a_wrong_one(judge):

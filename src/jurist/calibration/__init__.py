@@ -52,6 +52,7 @@ from jurist.calibration._methods import (
     Focus,
     MethodScores,
     PlainRubric,
+    RubricMethod,
     chosen_dimensions,
     seconds_of,
 )
@@ -143,6 +144,7 @@ __all__ = [
     "PositionReport",
     "PositionStats",
     "ReportComparison",
+    "RubricMethod",
     "RubricSample",
     "Sampled",
     "SampledJudge",

@@ -205,7 +205,13 @@ class AnchoredJudge(BaseJudge):
                 criterion: [RubricExample(score=a.shown, output=outputs[a.id]) for a in chosen]
                 for criterion, chosen in anchors.items()
             }
-            judge = RubricJudge(self.rubric, self.model, criteria=self.criteria, examples=examples)
+            judge = RubricJudge(
+                self.rubric,
+                self.model,
+                criteria=self.criteria,
+                examples=examples,
+                methods="plain",
+            )
             self._judges[key] = judge
         return judge
 

@@ -1,8 +1,9 @@
 """`sentences`: coherence and fluency from per-sentence yes/no checks.
 
-Each dimension is 1 + 4 x the mean P(yes) of its checks (see `jurist.judges._sentences`),
-on the 1-5 scale of SummEval's human ratings, instead of one "rate it 1-5" question that a
-small model answers with 4 whatever it reads.
+Each dimension is 1 + 4 x the mean P(yes) of its checks (`jurist.judges.sentence_scores`, as
+the rubric judge reads a `sentences` criterion), on the 1-5 scale of SummEval's human
+ratings, instead of one "rate it 1-5" question that a small model answers with 4 whatever it
+reads.
 """
 
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from jurist.calibration._methods import (
     seconds_of,
 )
 from jurist.core import Judge, Judgment, Status
-from jurist.judges import SentenceChecksJudge, SentencesReport
+from jurist.judges import SentenceChecksJudge, SentencesReport, sentence_scores
 from jurist.llm import Model
 from jurist.rubrics import Rubric
 
@@ -37,19 +38,5 @@ class SentenceChecks(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        report = SentencesReport.of(judgment)
-        seconds = seconds_of(judgment)
-        scores: dict[str, float | None] = {}
-        signals: dict[str, float] = {}
-        if report is None:
-            return MethodScores(scores=scores, seconds=seconds, signals=signals)
-        for dimension in report.dimensions:
-            result = report.dimension(dimension)
-            if result is None:
-                scores[dimension] = None
-                continue
-            scores[dimension] = 1.0 + 4.0 * result.p_mean
-            signals[f"{dimension}.p_mean"] = result.p_mean
-            signals[f"{dimension}.p_min"] = result.p_min
-            signals[f"{dimension}.checks"] = float(result.checks)
-        return MethodScores(scores=scores, seconds=seconds, signals=signals)
+        read = sentence_scores(SentencesReport.of(judgment))
+        return MethodScores(scores=read.scores, seconds=seconds_of(judgment), signals=read.signals)

@@ -16,6 +16,7 @@ from jurist.calibration._methods import (
     Coverage,
     Focus,
     PlainRubric,
+    RubricMethod,
 )
 from jurist.calibration._sampled import Sampled
 from jurist.specs import ShorthandTable
@@ -50,6 +51,7 @@ METHODS: ShorthandTable[CalibrationMethod] = ShorthandTable(
     "--method",
     {
         "plain": _no_option(PlainRubric),
+        "rubric": _no_option(RubricMethod),
         "claims": lambda name, option: ClaimConsistency(option) if option else ClaimConsistency(),
         "coverage": lambda name, option: Coverage(_off_topic(name, option)),
         "focus": _no_option(Focus),

@@ -3,15 +3,19 @@
 `plain` asks the G-Eval rubric its criteria, one call each: the floor the other methods are
 measured against. `claims` scores consistency from the output's claims: each is checked
 against the source with a quote and P(supported), and the score aggregates the claims
-(by default the least supported one) instead of asking one holistic question.
+(by default the least supported one) instead of asking one holistic question. `rubric`
+scores each criterion as the rubric judge does by default, by the method its rubric names.
 
-A method also names the signals an alignment may use (`jurist align`).
+The decomposed methods read their judgments on the 1-5 scale with the readings the rubric
+judge scores its criteria by (`jurist.judges.claims_scores` and the others), so what is
+calibrated is what judges. A method also names the signals an alignment may use (`jurist
+align`).
 """
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from jurist.core import Judge, Judgment, Status
 from jurist.data import LabelledDataset
@@ -19,12 +23,15 @@ from jurist.judges import (
     ClaimsReport,
     CoverageJudge,
     CoverageReport,
+    DimensionScores,
     FaithfulnessJudge,
     FocusJudge,
     FocusReport,
     RubricJudge,
     RubricResult,
-    Support,
+    claims_scores,
+    coverage_scores,
+    focus_scores,
 )
 from jurist.llm import Model
 from jurist.rubrics import Rubric
@@ -65,6 +72,7 @@ class CalibrationMethod(ABC):
 class PlainRubric(CalibrationMethod):
     name = "plain"
     description = "the rubric's criteria asked plainly, one G-Eval call each (the floor)"
+    METHODS: ClassVar[Literal["rubric", "plain"]] = "plain"
 
     def dimensions(self, rubric: Rubric, rated: Sequence[str], asked: Sequence[str]) -> list[str]:
         criteria = [c.name for c in rubric.criteria]
@@ -73,7 +81,7 @@ class PlainRubric(CalibrationMethod):
         )
 
     def judge(self, rubric: Rubric, dimensions: Sequence[str], model: Model | str | None) -> Judge:
-        return RubricJudge(rubric, model, criteria=list(dimensions))
+        return RubricJudge(rubric, model, criteria=list(dimensions), methods=self.METHODS)
 
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
@@ -119,30 +127,7 @@ class ClaimConsistency(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        report = ClaimsReport.of(judgment)
-        seconds = seconds_of(judgment)
-        if report is None or report.total_claims == 0:
-            return MethodScores(scores={self.DIMENSION: None}, seconds=seconds)
-        total, supported = report.total_claims, report.supported_claims
-        signals: dict[str, float] = {"consistency.claims": float(total)}
-        if report.p_supported_min is not None:
-            signals["consistency.p_min"] = report.p_supported_min
-        if report.p_supported_mean is not None:
-            signals["consistency.p_mean"] = report.p_supported_mean
-        signals["consistency.share"] = supported / total
-        signals["consistency.unsupported"] = float(total - supported)
-        # The sharpest evidence a claim check gives: the model said "contradicted", or quoted
-        # a sentence the source does not hold.
-        signals["consistency.invented_quotes"] = float(report.invented_quotes)
-        signals["consistency.contradicted"] = float(
-            sum(1 for c in report.claims if c.verdict is Support.CONTRADICTED)
-        )
-        key = (
-            "consistency.share" if self.aggregate == "share" else f"consistency.p_{self.aggregate}"
-        )
-        value = signals.get(key)
-        score = None if value is None else 1.0 + 4.0 * value
-        return MethodScores(scores={self.DIMENSION: score}, seconds=seconds, signals=signals)
+        return _method_scores(claims_scores(ClaimsReport.of(judgment), self.aggregate), judgment)
 
 
 class Coverage(CalibrationMethod):
@@ -167,19 +152,7 @@ class Coverage(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        report = CoverageReport.of(judgment)
-        seconds = seconds_of(judgment)
-        if report is None or report.p_covered_mean is None:
-            return MethodScores(scores={self.DIMENSION: None}, seconds=seconds)
-        coverage, facts = report.p_covered_mean, report.key_facts
-        signals = {"relevance.coverage": coverage, "relevance.key_facts": float(facts)}
-        if report.covered_facts is not None:
-            signals["relevance.covered_share"] = report.covered_facts / facts
-        signals |= _focus_signals(report)
-        value = report.relevance if report.relevance is not None else coverage
-        return MethodScores(
-            scores={self.DIMENSION: 1.0 + 4.0 * value}, seconds=seconds, signals=signals
-        )
+        return _method_scores(coverage_scores(CoverageReport.of(judgment)), judgment)
 
 
 class Focus(CalibrationMethod):
@@ -200,25 +173,20 @@ class Focus(CalibrationMethod):
     def read(self, judgment: Judgment) -> MethodScores | None:
         if judgment.status is Status.ERROR:
             return None
-        report = FocusReport.of(judgment)
-        signals = _focus_signals(report) if report is not None else {}
-        focus = signals.get("relevance.focus")
-        return MethodScores(
-            scores={self.DIMENSION: None if focus is None else 1.0 + 4.0 * focus},
-            seconds=seconds_of(judgment),
-            signals=signals,
-        )
+        return _method_scores(focus_scores(FocusReport.of(judgment)), judgment)
 
 
-def _focus_signals(report: FocusReport | CoverageReport) -> dict[str, float]:
-    """The focus a report holds (FocusJudge's, or CoverageJudge's with off_topic)."""
-    focus, statements = report.p_on_topic_mean, report.statements
-    if focus is None or statements is None:
-        return {}
-    signals = {"relevance.focus": focus, "relevance.statements": float(len(statements))}
-    if report.off_topic_statements is not None:
-        signals["relevance.off_topic"] = float(report.off_topic_statements)
-    return signals
+class RubricMethod(PlainRubric):
+    """Each criterion by the method its rubric names (the rubric judge's default): read as
+    the plain rubric is, criterion by criterion."""
+
+    name = "rubric"
+    description = "each criterion by the method the rubric names for it (claims, coverage, ...)"
+    METHODS: ClassVar[Literal["rubric", "plain"]] = "rubric"
+
+
+def _method_scores(read: DimensionScores, judgment: Judgment) -> MethodScores:
+    return MethodScores(scores=read.scores, seconds=seconds_of(judgment), signals=read.signals)
 
 
 def seconds_of(judgment: Judgment) -> float | None:

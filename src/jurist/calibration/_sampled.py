@@ -150,7 +150,9 @@ class SampledJudge(BaseJudge):
         if not self._judges:
             model = self.model.get()
             self._judges = tuple(
-                RubricJudge(self.rubric, model, temperature=self.temperature, seed=seed)
+                RubricJudge(
+                    self.rubric, model, temperature=self.temperature, seed=seed, methods="plain"
+                )
                 for seed in self.seeds
             )
         return self._judges

@@ -26,11 +26,21 @@ from jurist.cli._render import status_text
 from jurist.core import Context, Judge, Judgment, judge_sync
 from jurist.judges import RubricResult
 
-_FLAGS = {"rubric": "--rubric", "criteria": "--criterion", "pass_score": "--pass-score"}
+_FLAGS = {
+    "rubric": "--rubric",
+    "criteria": "--criterion",
+    "pass_score": "--pass-score",
+    "methods": "--plain",
+}
 
 
 def build_rubric_judge(
-    rubric: str, *, criteria: list[str], model: str | None, pass_score: float | None
+    rubric: str,
+    *,
+    criteria: list[str],
+    model: str | None,
+    pass_score: float | None,
+    plain: bool = False,
 ) -> Judge:
     check_model_spec(model)
     spec = {
@@ -38,6 +48,7 @@ def build_rubric_judge(
         "rubric": read_rubric("--rubric", rubric),
         "criteria": criteria or None,
         "pass_score": pass_score,
+        "methods": "plain" if plain else "rubric",
     }
     return build_judge(spec, _FLAGS, model=model)
 
@@ -62,12 +73,15 @@ def render_rubric(console: Console, subject: str, judgment: Judgment) -> None:
     table.add_column("score", justify="right")
     table.add_column("expected", justify="right")
     table.add_column("confidence", justify="right")
+    table.add_column("by", no_wrap=True)
     table.add_column("reasoning", overflow="fold")
     for row in result.criteria_results:
         name = row.criterion_name + (" *" if row.is_essential else "")
         score = Text(str(row.score), style="green" if row.passed_threshold else "red")
         confidence = f"{row.confidence:.2f}" if row.confidence is not None else "-"
-        table.add_row(name, score, f"{row.expected_score:.2f}", confidence, Text(row.reasoning))
+        by = row.criterion_method.value + (f":{row.method_option}" if row.method_option else "")
+        reasoning = row.reasoning + (f" ({row.fallback})" if row.fallback else "")
+        table.add_row(name, score, f"{row.expected_score:.2f}", confidence, by, Text(reasoning))
     console.print(table)
     console.print(
         Text(
@@ -98,15 +112,27 @@ def judge(
     pass_score: Annotated[
         float | None, typer.Option("--pass-score", help="Overall score (1-5) needed to pass.")
     ] = None,
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain",
+            help="Ask every criterion plainly (one G-Eval question each) instead of by the "
+            "method its rubric names (claims, coverage, sentence checks).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Score an output on each criterion of a rubric and print the scores and reasoning.
+
+    Each criterion is scored by the method its rubric names (the summarization rubric:
+    claims checked against --source for consistency, the source's key facts for relevance,
+    per-sentence checks for coherence and fluency); --plain asks each plainly.
 
     Exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 undecided (the model failed).
     """
     try:
         rubric_judge = build_rubric_judge(
-            rubric, criteria=criterion or [], model=model, pass_score=pass_score
+            rubric, criteria=criterion or [], model=model, pass_score=pass_score, plain=plain
         )
         sources = tuple(read_file("--source", path) for path in source or [])
         gold = read_file("--reference", reference) if reference is not None else None

@@ -20,6 +20,14 @@ from jurist.judges._common import ReportedIssue, ReportRow, shorten
 from jurist.judges._coverage import CoverageJudge, CoverageReport, relevance_f1
 from jurist.judges._criteria import CriterionJudge, CriterionReport
 from jurist.judges._criteria_judge import CriteriaJudge, CriteriaReport, CriterionRow
+from jurist.judges._decomposed_scores import (
+    DimensionScores,
+    claims_scores,
+    coverage_scores,
+    focus_scores,
+    on_scale,
+    sentence_scores,
+)
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence, quote_in_source
 from jurist.judges._facts import (
     FactCheck,
@@ -125,6 +133,7 @@ __all__ = [
     "CriterionResult",
     "CriterionRow",
     "Decision",
+    "DimensionScores",
     "DirMatchesJudge",
     "Extraction",
     "FactCheck",
@@ -193,17 +202,22 @@ __all__ = [
     "UnknownSource",
     "Unreadable",
     "ask",
+    "claims_scores",
     "closed_object_schema",
+    "coverage_scores",
     "decide",
+    "focus_scores",
     "json_object",
     "match_quote",
     "model_error_judgment",
     "nearest_sentence",
+    "on_scale",
     "pairwise_context",
     "quote_in_source",
     "rag",
     "refine_until_pass",
     "relevance_f1",
+    "sentence_scores",
     "shorten",
     "split_sentences",
 ]

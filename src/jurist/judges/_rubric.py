@@ -1,10 +1,12 @@
-"""RubricJudge: G-Eval over a rubric, one call per criterion, probability-weighted scores."""
+"""RubricJudge: each criterion of a rubric scored by its method (G-Eval's one call, or the
+smaller questions of claims, coverage and sentence checks), then aggregated."""
 
+import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
@@ -24,18 +26,28 @@ from jurist.core import (
 )
 from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._reading import Reading, ScoreClassifier, Unreadable, json_object
+from jurist.judges._rubric_methods import (
+    Decided,
+    DecomposedCriteria,
+    Errored,
+    judge_key,
+    rounded,
+)
 from jurist.judges._rubric_result import CriterionResult, RubricReport, RubricResult, TokensUsed
 from jurist.llm import Model, ModelError, Response
 from jurist.prompts import Prompt, PromptTemplate, answer_schema
 from jurist.rubrics import Rubric, RubricCriterion, RubricExample, get_rubric
 
 _SCALE = (1, 5)
+# "rubric": each criterion by the method its rubric names; "plain": every criterion asked
+# plainly, whatever the rubric names.
+RubricMethods = Literal["rubric", "plain"]
 
 
 @dataclass(frozen=True)
 class _Scored:
     result: CriterionResult
-    usage: Usage
+    usage: Usage | None
     parameters: dict[str, Any]
 
 
@@ -46,13 +58,20 @@ class _Failed:
 
 
 class RubricJudge(BaseJudge):
-    """Scores an output on each criterion of a rubric, G-Eval style, and aggregates.
+    """Scores an output on each criterion of a rubric, each by its method, and aggregates.
 
-    Per criterion, one call: the output (with its sources, task and reference) first, then
-    the criterion, its evaluation steps, its five anchors and its scored examples; the model
-    writes its reasoning and then the score, so the score follows from the reasoning. With
-    token probabilities the score is the expected value over 1..5 (the rounded integer is
-    kept too). Criteria run concurrently and share the prompt prefix.
+    A `plain` criterion is one call: the output (with its sources, task and reference)
+    first, then the criterion, its evaluation steps, its five anchors and its scored
+    examples; the model writes its reasoning and then the score, so the score follows from
+    the reasoning. With token probabilities the score is the expected value over 1..5 (the
+    rounded integer is kept too). Criteria run concurrently and share the prompt prefix.
+
+    A criterion whose rubric names another method (`claims`, `coverage`, `sentences`) is
+    scored by that judge's small questions, 1 + 4 x their aggregate probability: on small
+    models these agree with human raters where the plain question is at chance. When that
+    method cannot score an output (no source to check claims against, no claim, no
+    sentence), the criterion is asked plainly and says why. `methods="plain"` asks every
+    criterion plainly, whatever the rubric names.
 
     The overall score is the weighted mean of the criteria's expected scores. The
     judgment PASSes when the overall score reaches the pass score and no essential criterion
@@ -77,6 +96,7 @@ class RubricJudge(BaseJudge):
         temperature: float | None = None,
         seed: int = 0,
         policy: CallPolicy | None = None,
+        methods: RubricMethods = "rubric",
     ) -> None:
         self.rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
         if criteria is not None:
@@ -99,6 +119,12 @@ class RubricJudge(BaseJudge):
         self.policy = (policy or CallPolicy.from_settings()).but(
             max_tokens=max_tokens, temperature=temperature, seed=seed
         )
+        if methods not in ("rubric", "plain"):
+            raise ValueError(f"methods must be 'rubric' or 'plain', not {methods!r}")
+        self.methods = methods
+        named = self.rubric.criteria if methods == "rubric" else ()
+        # The decomposed judges keep their own token budget (their answers are short).
+        self.decomposed = DecomposedCriteria(named, model, policy or CallPolicy.from_settings())
 
     def examples_for(self, criterion: RubricCriterion) -> list[RubricExample]:
         """The criterion's own examples, then those given to the judge."""
@@ -110,24 +136,56 @@ class RubricJudge(BaseJudge):
             model = self.model.get()
         except ModelError as exc:
             return model_error_judgment(exc, judge=self.name, prompt=None)
-        outcomes = await gather_ordered(
-            self._criterion(ctx, model, criterion) for criterion in self.rubric.criteria
+        decomposed = {c.name for c in self.decomposed.criteria}
+        plain = [c for c in self.rubric.criteria if c.name not in decomposed]
+        asked, judged = await asyncio.gather(
+            gather_ordered(self._criterion(ctx, model, criterion) for criterion in plain),
+            self.decomposed.judge(ctx),
         )
+        outcomes: dict[str, _Scored | _Failed] = {
+            c.name: outcome for c, outcome in zip(plain, asked, strict=True)
+        }
+        fallbacks: dict[str, str] = {}
+        for criterion in self.decomposed.criteria:
+            key = judge_key(criterion)
+            assert key is not None  # only decomposed criteria are here
+            read = self.decomposed.read(criterion, judged[key])
+            if isinstance(read, Decided):
+                outcomes[criterion.name] = _Scored(read.result, None, {})
+            elif isinstance(read, Errored):
+                outcomes[criterion.name] = _Failed(criterion.name, read.judgment)
+            else:
+                fallbacks[criterion.name] = read.reason
+        again = [c for c in self.rubric.criteria if c.name in fallbacks]
+        for criterion, outcome in zip(
+            again,
+            await gather_ordered(self._criterion(ctx, model, c, fallbacks[c.name]) for c in again),
+            strict=True,
+        ):
+            outcomes[criterion.name] = outcome
+        ordered = [outcomes[c.name] for c in self.rubric.criteria]
         elapsed_ms = int((time.perf_counter() - started) * 1000)
         usage = Usage.total(
-            o.usage if isinstance(o, _Scored) else o.judgment.usage for o in outcomes
+            [
+                *(o.usage if isinstance(o, _Scored) else o.judgment.usage for o in ordered),
+                *(j.usage for j in judged.values()),
+            ]
         )
-        successes = [o for o in outcomes if isinstance(o, _Scored)]
+        successes = [o for o in ordered if isinstance(o, _Scored)]
         scored = [o.result for o in successes]
-        failed = [o for o in outcomes if isinstance(o, _Failed)]
+        failed = [o for o in ordered if isinstance(o, _Failed)]
         if failed:
             return self._error(failed, scored, usage)
-        called = successes[0].parameters
+        called = next((o.parameters for o in successes if o.parameters), self._parameters())
         result = self._aggregate(scored, usage, model.name, elapsed_ms, called)
         return self._judgment(result, usage, called)
 
+    def _parameters(self) -> dict[str, Any]:
+        """What the judgment records of its calls when no criterion was asked plainly."""
+        return {"temperature": self.policy.temperature, "seed": self.policy.seed}
+
     async def _criterion(
-        self, ctx: Context, model: Model, criterion: RubricCriterion
+        self, ctx: Context, model: Model, criterion: RubricCriterion, fallback: str | None = None
     ) -> "_Scored | _Failed":
         stated = not model.capabilities.logprobs
         classifier = ScoreClassifier(1, 5, criterion.threshold)
@@ -163,7 +221,7 @@ class RubricJudge(BaseJudge):
         distribution = reading.details.get("distribution")
         result = CriterionResult(
             criterion_name=criterion.name,
-            score=_rounded(expected),
+            score=rounded(expected),
             expected_score=expected,
             confidence=confidence,
             reasoning=reasoning,
@@ -172,6 +230,7 @@ class RubricJudge(BaseJudge):
             weight=criterion.weight,
             threshold=criterion.threshold,
             method=reading.method,
+            fallback=fallback,
             distribution=dict(distribution) if distribution is not None else None,
             prompt_sha256=prompt.sha256,
             reasoning_first=_reasoning_first(response.text),
@@ -217,7 +276,9 @@ class RubricJudge(BaseJudge):
             Check(
                 r.criterion_name,
                 r.passed_threshold,
-                f"{r.score}/5 (expected {r.expected_score:.2f}"
+                f"{r.score}/5 "
+                + ("" if r.prompt_sha256 is not None else f"by {r.criterion_method.value} ")
+                + f"(expected {r.expected_score:.2f}"
                 + (f", confidence {r.confidence:.2f}" if r.confidence is not None else "")
                 + f"): {r.reasoning}",
             )
@@ -284,11 +345,6 @@ def _schema(stated: bool) -> dict[str, JsonValue]:
         del schema["properties"]["confidence"]
     schema["required"] = list(schema["properties"])
     return schema
-
-
-def _rounded(value: float) -> int:
-    # Half up, not Python's banker's rounding: 2.5 is a 3.
-    return min(5, max(1, int(value + 0.5)))
 
 
 def _reasoning(answer: Mapping[str, Any]) -> str:

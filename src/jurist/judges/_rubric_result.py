@@ -2,12 +2,11 @@
 essential failures, what judging cost and how it was asked), kept in the judgment as the
 rubric report."""
 
-from typing import Self
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from jurist.core import Judgment, Report
 from jurist.judges._common import omitted_when_none
+from jurist.rubrics import CriterionMethod
 
 
 class TokensUsed(BaseModel):
@@ -20,12 +19,18 @@ class TokensUsed(BaseModel):
 class CriterionResult(BaseModel):
     """One criterion's result.
 
-    `score` is an integer 1..5: the rounded `expected_score`. With token probabilities the
-    expected score is the mean of the score distribution (G-Eval), and `confidence` is how
-    concentrated that distribution is (1 - its standard deviation / 2); without them both
-    are the model's stated score and confidence. `method` says which ("logprobs" or
-    "stated"). Thresholds are compared with the expected score, which carries the
-    information the rounding drops.
+    `score` is an integer 1..5: the rounded `expected_score`. `criterion_method` says how the
+    criterion was scored (with its `method_option`). Asked plainly, with token probabilities
+    the expected score is the mean of the score distribution (G-Eval), and `confidence` is
+    how concentrated that distribution is (1 - its standard deviation / 2); without them
+    both are the model's stated score and confidence. Scored by claims, coverage or
+    sentence checks, the expected score is 1 + 4 x the aggregate of the small answers'
+    probabilities, `signals` holds what it was read from (`p_min`, `coverage`, ...), the
+    confidence is that judge's own, and there is no one prompt (`prompt_sha256` None).
+    `method` says how the answers were read ("logprobs", "stated", or "mixed").
+    `fallback` says why a criterion named another method was asked plainly instead (that
+    method could not score this output: no source, no claim, no sentence). Thresholds are
+    compared with the expected score, which carries the information the rounding drops.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -40,9 +45,13 @@ class CriterionResult(BaseModel):
     weight: float
     threshold: float
     method: str
+    criterion_method: CriterionMethod = CriterionMethod.PLAIN
+    method_option: str | None = omitted_when_none()
+    fallback: str | None = omitted_when_none()
+    signals: dict[str, float] | None = omitted_when_none()
     distribution: dict[str, float] | None = None
-    prompt_sha256: str
-    reasoning_first: bool = True
+    prompt_sha256: str | None
+    reasoning_first: bool | None = True
 
 
 class RubricResult(BaseModel):
@@ -85,8 +94,3 @@ class RubricReport(Report, kind="rubric"):
     methods: tuple[str, ...]
     rubric_result: RubricResult
     aligned: dict[str, float | None] | None = omitted_when_none()
-
-    @classmethod
-    def of(cls, judgment: Judgment) -> Self | None:
-        report = Report.of(judgment)
-        return report if isinstance(report, cls) else None

@@ -1,6 +1,7 @@
 """Rubrics: criteria with five anchored levels, examples, weights and essential flags,
 kept as YAML files in a library (built in, plus the directories in JURIST_RUBRICS_PATH);
-and `Criterion`, the name, description and weight every criterion has."""
+and `Criterion`, the name, description and weight every criterion has. A rubric criterion
+names how it is scored (`CriterionMethod`: plain, claims, coverage, sentences)."""
 
 from jurist.rubrics._library import (
     LocatedRubric,
@@ -10,10 +11,19 @@ from jurist.rubrics._library import (
     load_rubric,
     locate_rubrics,
 )
-from jurist.rubrics._model import Criterion, Rubric, RubricCriterion, RubricExample
+from jurist.rubrics._model import (
+    METHOD_OPTIONS,
+    Criterion,
+    CriterionMethod,
+    Rubric,
+    RubricCriterion,
+    RubricExample,
+)
 
 __all__ = [
+    "METHOD_OPTIONS",
     "Criterion",
+    "CriterionMethod",
     "LocatedRubric",
     "Rubric",
     "RubricCriterion",

@@ -2,9 +2,10 @@
 every criterion extends."""
 
 import re
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from jurist.core import NonBlank
 
@@ -38,12 +39,37 @@ class Criterion(BaseModel):
     weight: float = Field(1.0, gt=0, strict=True, allow_inf_nan=False)
 
 
+class CriterionMethod(StrEnum):
+    """How a criterion is scored on 1..5. `plain` asks the criterion itself, G-Eval style;
+    the others ask smaller questions read as probabilities: `claims` checks each of the
+    output's claims against the source (1 + 4 x the least P(supported)), `coverage` checks
+    each of the source's key facts against the output (1 + 4 x the mean P(covered)),
+    `sentences` asks of each sentence whether it is fluent, or follows from the one before
+    (1 + 4 x the mean P(yes))."""
+
+    PLAIN = "plain"
+    CLAIMS = "claims"
+    COVERAGE = "coverage"
+    SENTENCES = "sentences"
+
+
+# The options each method takes ("" is its default): the claims' aggregate, coverage with
+# the off-topic half of relevance, the sentence question (by default the criterion's name).
+METHOD_OPTIONS: dict[CriterionMethod, tuple[str, ...]] = {
+    CriterionMethod.PLAIN: ("",),
+    CriterionMethod.CLAIMS: ("", "min", "mean", "share"),
+    CriterionMethod.COVERAGE: ("", "focus"),
+    CriterionMethod.SENTENCES: ("", "coherence", "fluency"),
+}
+
+
 class RubricCriterion(Criterion):
     """One criterion of a rubric: what each level 1..5 looks like, and how it counts.
 
     `threshold` is the score the criterion must reach to pass; an `essential` criterion
     below its `minimum` (default: its threshold) fails the whole rubric, whatever the
-    overall score.
+    overall score. `method` says how it is scored (`CriterionMethod`), with its `option`;
+    a rubric file may write both as one `method: claims:mean`.
     """
 
     anchors: dict[Level, str]
@@ -52,6 +78,50 @@ class RubricCriterion(Criterion):
     essential: bool = False
     threshold: Score = 3.0
     minimum: Score | None = None
+    method: CriterionMethod = CriterionMethod.PLAIN
+    option: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _method_with_option(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("method"), str):
+            return data
+        method, colon, option = data["method"].partition(":")
+        if not colon:
+            return data
+        if data.get("option"):
+            raise ValueError(
+                f"method {data['method']!r} names an option and so does option "
+                f"{data['option']!r}: give it once"
+            )
+        return {**data, "method": method.strip(), "option": option.strip()}
+
+    @model_validator(mode="after")
+    def _known_option(self) -> Self:
+        offered = METHOD_OPTIONS[self.method]
+        if self.option not in offered:
+            named = [o for o in offered if o]
+            takes = f"takes only {named}" if named else "takes no option"
+            raise ValueError(f"method {self.method.value!r} {takes}, not {self.option!r}")
+        if self.method is CriterionMethod.SENTENCES and not self.sentence_question:
+            raise ValueError(
+                f"method 'sentences' checks coherence or fluency: name one "
+                f"(sentences:fluency) or name the criterion so, not {self.name!r}"
+            )
+        return self
+
+    @property
+    def sentence_question(self) -> str:
+        """The sentence checks a `sentences` criterion asks: its option, else its name
+        when that is one of them ("" when neither)."""
+        if self.option:
+            return self.option
+        return self.name if self.name in METHOD_OPTIONS[CriterionMethod.SENTENCES] else ""
+
+    @property
+    def method_name(self) -> str:
+        """The method as a rubric file and `--method` write it: `claims`, `claims:mean`."""
+        return f"{self.method.value}:{self.option}" if self.option else self.method.value
 
     @field_validator("anchors")
     @classmethod
