@@ -214,6 +214,56 @@ def coverage_with_focus(
     return Scored("coverage:focus", report.model_copy(update={"cost": cost}), scores, signals)
 
 
+def rubric_default(results: list[Scored], dataset: LabelledDataset, model: str) -> Scored | None:
+    """The summarization rubric as `jurist judge` scores it by default (each criterion by
+    the method the rubric names), from the stored runs of those methods: the same judges
+    and the same readings (`jurist.judges.claims_scores` and the others), so the same
+    scores as `--method rubric`, without judging every item again. Seconds and calls are
+    the runs' sums per item (the rubric judge runs them concurrently, one generation at a
+    time on the embedded model). None unless every named method was run."""
+    named = {c.name: c.method_name for c in get_rubric("summarization").criteria}
+    by_method = {r.method: r for r in results}
+    if not all(m in by_method for m in named.values()):
+        return None
+    scores: dict[str, dict[str, float | None]] = {}
+    signals: dict[str, dict[str, float]] = {}
+    seconds: list[float] = []
+    usages: list[Usage] = []
+    runs = {id(by_method[m]): by_method[m] for m in named.values()}.values()
+    for item in dataset.ratings:
+        judged = [r.judgments.get(item.id) for r in runs]
+        if any(j is None for j in judged):
+            continue
+        scores[item.id] = {
+            dimension: by_method[method].scores.get(item.id, {}).get(dimension)
+            for dimension, method in named.items()
+        }
+        signals[item.id] = {
+            k: v
+            for dimension, method in named.items()
+            for k, v in by_method[method].signals.get(item.id, {}).items()
+            if k.startswith(f"{dimension}.")
+        }
+        spent = [seconds_of(j) for j in judged if j is not None]
+        if all(s is not None for s in spent):
+            seconds.append(sum(s for s in spent if s is not None))
+        used = Usage.total([j.usage for j in judged if j is not None])
+        if used is not None:
+            usages.append(used)
+    cost = cost_of(usages)
+    if not scores or cost is None:
+        return None
+    report = ratings_report(
+        dataset,
+        {item.id: scores.get(item.id, {}) for item in dataset.ratings},
+        judge=f"rubric (default: {named}, from those runs)",
+        model=model,
+        dimensions=list(named),
+        latencies=seconds or None,
+    )
+    return Scored("rubric", report.model_copy(update={"cost": cost}), scores, signals)
+
+
 def out_of_fold(
     dataset: LabelledDataset, results: list[Scored], model: str
 ) -> list[CalibrationReport]:
@@ -304,7 +354,16 @@ def average_spearman(report: CalibrationReport) -> str:
     if not known:
         return "-"
     worst = min(values, key=lambda d: values[d])
-    return f"{statistics.fmean(known):+.2f} over {len(known)} dimensions (lowest: {worst})"
+    per_doc = [
+        grouped.spearman.value
+        for r in report.dimensions.values()
+        if (grouped := r.correlations.per_group) is not None and grouped.spearman.value is not None
+    ]
+    averaged = f"; per document {statistics.fmean(per_doc):+.2f}" if per_doc else ""
+    return (
+        f"{statistics.fmean(known):+.2f} pooled over {len(known)} dimensions "
+        f"(lowest: {worst}){averaged}"
+    )
 
 
 def main() -> None:
@@ -345,6 +404,10 @@ def main() -> None:
         if both is not None:
             results.append(both)
             lines += rows(f"{both.method} (F1 of the two runs)", both.report)
+    default = rubric_default(results, dataset, args.model)
+    if default is not None:
+        lines += rows("rubric (the default, from the runs)", default.report)
+        lines.append(f"\nrubric (default): average Spearman {average_spearman(default.report)}\n")
     for report in out_of_fold(dataset, results, args.model):
         name = "chosen" if report.judge.startswith("chosen") else "aligned"
         lines += rows(name, report)
