@@ -118,3 +118,11 @@ def test_a_quote_is_found_whatever_its_case_spacing_and_punctuation(quote: str) 
 def test_a_quote_matches_whole_tokens_only(quote: str) -> None:
     source = "qpr 's 3-3 draw with west brom on saturday . the crowd of 20000 cheered ."
     assert not quote_in_source(quote, source)
+
+
+def test_arithmetic_and_counts_a_claim_gets_wrong_are_computed() -> None:
+    source = "Compute 5 x 5 x 5. The word 'data' appears in this data sentence."
+    assert Check.ARITHMETIC in [f.check for f in findings("5 x 5 x 5 = 625.", "", source)]
+    assert Check.ARITHMETIC not in [f.check for f in findings("5 x 5 x 5 = 125.", "", source)]
+    counted = findings("The word 'data' appears three times.", "", source)
+    assert [f.found for f in counted if f.check is Check.COUNT] == ["2"]

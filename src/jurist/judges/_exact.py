@@ -2,9 +2,9 @@
 
 A 1.5B model judges "The 40 million dollar project" supported by "a 4 million dollar
 project" because the words match. These checks compare what can be compared exactly:
-numbers with their scale and unit, years and months, names, negation and who did what to
-whom. Each mismatch is a `Finding` naming the two values; a claim with one is contradicted
-whatever the model says. The checks are built to be silent when unsure: a finding should
+numbers with their scale and unit, years and months, names, negation, who did what to
+whom, and arithmetic and counts a program computes. Each mismatch is a `Finding` naming
+the two values; a claim with one is contradicted whatever the model says. The checks are built to be silent when unsure: a finding should
 be right nearly always, since it overrides the model.
 """
 
@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from jurist.judges._computed import arithmetic_errors, count_errors
 from jurist.judges._quantities import MONTHS, Quantity, months, quantities
 
 
@@ -21,6 +22,8 @@ class Check(StrEnum):
     NAME = "name"
     NEGATION = "negation"
     ROLE = "role"
+    ARITHMETIC = "arithmetic"
+    COUNT = "count"
 
 
 @dataclass(frozen=True)
@@ -370,6 +373,21 @@ def source_findings(claim: str, evidence: str, source: str) -> list[Finding]:
     found = number_findings(claim, evidence, source)
     found += month_findings(claim, evidence, source)
     found += name_findings(claim, source)
+    found += computed_findings(claim, source)
+    return found
+
+
+def computed_findings(claim: str, source: str) -> list[Finding]:
+    """Arithmetic the claim states wrongly, and counts over the source it gets wrong: the
+    program computes them ("5 x 5 x 5 = 625" comes to 125)."""
+    found = [
+        Finding(Check.ARITHMETIC, wrong.stated, wrong.computed, wrong.reason)
+        for wrong in arithmetic_errors(claim)
+    ]
+    found += [
+        Finding(Check.COUNT, wrong.stated, wrong.computed, wrong.reason)
+        for wrong in count_errors(claim, source)
+    ]
     return found
 
 
