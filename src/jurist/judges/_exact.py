@@ -4,8 +4,9 @@ A 1.5B model judges "The 40 million dollar project" supported by "a 4 million do
 project" because the words match. These checks compare what can be compared exactly:
 numbers with their scale and unit, years and months, names, negation, who did what to
 whom, and arithmetic and counts a program computes. Each mismatch is a `Finding` naming
-the two values; a claim with one is contradicted whatever the model says. The checks are built to be silent when unsure: a finding should
-be right nearly always, since it overrides the model.
+the two values; a claim with one is contradicted whatever the model says. The checks are
+built to be silent when unsure: a finding should be right nearly always, since it
+overrides the model.
 """
 
 import re
