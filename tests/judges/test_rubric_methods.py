@@ -215,7 +215,7 @@ def test_the_library_summarization_rubric_names_a_method_per_criterion():
     rubric = get_rubric("summarization")
     assert {c.name: c.method_name for c in rubric.criteria} == {
         "coherence": "sentences",
-        "consistency": "claims",
+        "consistency": "claims:mean",
         "fluency": "sentences",
         "relevance": "coverage",
     }

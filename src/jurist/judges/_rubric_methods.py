@@ -184,12 +184,12 @@ def _reasoning(criterion: RubricCriterion, judgment: Judgment, scored: Dimension
             key=lambda c: c.p_supported or 0.0,
             default=None,
         )
-        text = (
-            f"{report.supported_claims} of {report.total_claims} claims supported by the "
-            f"source (least P(supported) {report.p_supported_min:.2f})"
-            if report.p_supported_min is not None
-            else f"{report.supported_claims} of {report.total_claims} claims supported"
-        )
+        text = f"{report.supported_claims} of {report.total_claims} claims supported by the source"
+        if report.p_supported_min is not None and report.p_supported_mean is not None:
+            text += (
+                f" (P(supported): least {report.p_supported_min:.2f}, "
+                f"mean {report.p_supported_mean:.2f})"
+            )
         if weakest is not None:
             text += f"; weakest: {shorten(weakest.claim, 120)!r}"
         return text
