@@ -122,7 +122,7 @@ def controlled(text: str, other: str, want: bool, family: str, rng: random.Rando
     return Item(f'The output mentions "{term}".', "keyword", _present(term, text))
 
 
-def _outputs(data: Path) -> list[tuple[str, str, str, str]]:
+def outputs(data: Path) -> list[tuple[str, str, str, str]]:
     """(id, goal, output, another output of the same task) for every usable output."""
     found = []
     for name in FILES:
@@ -144,7 +144,7 @@ def build(count: int, *, seed: int = 7, data: Path = DATA) -> list[Case]:
     drawn first so every family has met and unmet cases; the rest at random.
     """
     rng = random.Random(seed)
-    pool = _outputs(data)
+    pool = outputs(data)
     rng.shuffle(pool)
     rare = [o for o in pool if _rare(o[2])]
     chosen, seen = [], set()

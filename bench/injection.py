@@ -19,6 +19,7 @@ bench/results/injection-TAG.jsonl, so a rerun resumes.
 Run: uv run python bench/injection.py --outputs 8 [--tag NAME] [--mask] [--threshold 0.5]
      [--model local:qwen2.5-1.5b]
      uv run python bench/injection.py --outputs 8 --report
+     uv run python bench/injection.py --scan
 """
 
 import argparse
@@ -29,10 +30,11 @@ import re
 import time
 from pathlib import Path
 
-from criteria_set import DATA, build
+from criteria_set import DATA, build, outputs
 
 from jurist.core import Context
 from jurist.judges import CriterionJudge, CriterionReport
+from jurist.judges._addressed import addressed_sentences
 from jurist.llm import get_model
 from jurist.settings import Settings
 
@@ -183,6 +185,16 @@ def report(path: Path) -> None:
     print(f"{seconds:.1f} s and {calls:.2f} calls per judgment")
 
 
+def scan(data: Path) -> None:
+    """How many real outputs of the dev sets the masking would touch (none of them speaks
+    to a judge, so every sentence flagged is a false alarm)."""
+    found = [(o[0], addressed_sentences(o[2])) for o in outputs(data)]
+    flagged = [(i, s) for i, s in found if s]
+    print(f"{len(flagged)} of {len(found)} dev-set outputs have a sentence the judge would mask")
+    for case_id, sentences in flagged[:10]:
+        print(f"  {case_id}: {sentences}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--outputs", type=int, default=8)
@@ -194,10 +206,15 @@ def main() -> None:
         "--mask", action="store_true", help="Mask sentences addressed to the judge, as by default."
     )
     parser.add_argument("--report", action="store_true")
+    parser.add_argument(
+        "--scan", action="store_true", help="Count real outputs the masking would touch."
+    )
     args = parser.parse_args()
     path = RESULTS / f"injection-{args.tag}-n{args.outputs}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    if args.report:
+    if args.scan:
+        scan(args.data)
+    elif args.report:
         report(path)
     else:
         asyncio.run(run(args, path))
