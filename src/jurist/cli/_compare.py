@@ -1,8 +1,7 @@
 """`jurist compare`: which of two outputs answers an instruction better? Asks a model."""
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -23,7 +22,7 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._render import status_text
 from jurist.core import Judge, Judgment, Status, judge_sync
-from jurist.judges import pairwise_context
+from jurist.judges import PairwiseReport, pairwise_context
 
 _WINNER = {
     "A": ("A WINS", "bold green"),
@@ -58,8 +57,8 @@ def read_inputs(
     return text_a, text_b, read_file("--reference", reference) if reference is not None else None
 
 
-def _probability(value: Any) -> str:
-    return f"{value:.2f}" if isinstance(value, float) else "-"
+def _probability(value: float | None) -> str:
+    return f"{value:.2f}" if value is not None else "-"
 
 
 def render_comparison(console: Console, a: str, b: str, judgment: Judgment) -> None:
@@ -70,48 +69,47 @@ def render_comparison(console: Console, a: str, b: str, judgment: Judgment) -> N
         return
     label, style = _WINNER[str(judgment.score.value)]
     console.print(Text.assemble((label, style), "  ", (f"A {a}  vs  B {b}", "bold")))
-    meta = judgment.metadata
-    consistent = meta.get("position_consistent")
-    summary = [f"P(A better) {_probability(meta.get('p_a'))}"]
+    report = PairwiseReport.of(judgment)
+    if report is None:
+        console.print(Text(judgment.reasoning, style="dim"))
+        return
+    consistent = report.position_consistent
+    summary = [f"P(A better) {_probability(report.p_a)}"]
     summary.append(
         "position-consistent: "
         + {True: "yes", False: "no", None: "not measured (one order)"}[consistent]
     )
-    summary.append(f"read from {meta.get('method')}")
+    summary.append(f"read from {report.method}")
     console.print(Text("   ".join(summary), style="dim"))
-    if meta.get("comparison") == "pointwise":
-        render_requirements(console, meta)
+    if report.comparison == "pointwise":
+        render_requirements(console, report)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("order", no_wrap=True)
     table.add_column("choice", no_wrap=True)
     table.add_column("P(A better)", no_wrap=True)
     table.add_column("reason", overflow="fold")
-    for order in meta.get("orders", ()):
+    for order in report.orders:
         table.add_row(
-            f"{order['shown_first']} first",
-            str(order["choice"]),
-            _probability(order.get("p_a")),
-            Text(order.get("reason") or ""),
+            f"{order.shown_first} first",
+            order.choice,
+            _probability(order.p_a),
+            Text(order.reason),
         )
     console.print(table)
 
 
-def render_requirements(console: Console, meta: Mapping[str, Any]) -> None:
+def render_requirements(console: Console, report: PairwiseReport) -> None:
     """Each requirement with each output's P(yes), then what a program found wrong."""
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("requirement", overflow="fold")
     table.add_column("A P(yes)", no_wrap=True)
     table.add_column("B P(yes)", no_wrap=True)
-    for row in meta.get("requirements", ()):
-        table.add_row(
-            Text(row["requirement"]),
-            _probability(row.get("p_yes_a")),
-            _probability(row.get("p_yes_b")),
-        )
+    for row in report.requirements:
+        table.add_row(Text(row.requirement), _probability(row.p_yes_a), _probability(row.p_yes_b))
     console.print(table)
-    for side in ("a", "b"):
-        for error in meta.get(f"errors_{side}", ()):
-            console.print(Text(f"{side.upper()}: {error}", style="red"))
+    for side, errors in (("A", report.errors_a), ("B", report.errors_b)):
+        for error in errors:
+            console.print(Text(f"{side}: {error}", style="red"))
 
 
 def compare(
