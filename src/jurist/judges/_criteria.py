@@ -50,7 +50,7 @@ REASON_CHARS = 300
 # Why the answer comes first by default. On the 1.5B embedded model a one-sentence reason
 # written first pushes P(yes) to the ends: on four clear toy pairs that helped (the good
 # outputs' P(yes) 0.35-0.65 with the answer first, 0.97-1.00 with the reason first), but on
-# real SummEval summaries it was confidently wrong (bench/criteria_modes.py, 2026-11-22:
+# real SummEval summaries it was confidently wrong (the SummEval bench, 2026-11-22:
 # "The summary names the main person or organisation of the article" got P(yes) 0.00 for
 # 7 of 8 summaries that all name one). With the answer first, P(yes) keeps its ranking
 # information; `reason_first=True` is there for models that reason well.
