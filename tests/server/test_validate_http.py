@@ -30,7 +30,11 @@ VALID = {
     "expected_schema": SCHEMA,
 }
 INVALID = {
-    "output": {"code": "def sort_list(lst): return sorted(lst)"},
+    # The comment states the claim the hallucination layer checks (claims are drawn from
+    # what the output says).
+    "output": {
+        "code": "def sort_list(lst):  # Function is O(n log n) complexity\n    return sorted(lst)"
+    },
     "validation_types": ["schema", "criteria", "hallucination", "quality"],
     "acceptance_criteria": [SORTS, TESTS, NAMING],
     "expected_schema": SCHEMA,
