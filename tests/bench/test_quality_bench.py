@@ -78,7 +78,9 @@ def test_each_document_is_scored_by_the_method_the_other_documents_favour(tmp_pa
 
 def test_coverage_with_focus_scores_relevance_as_the_combined_judge_does(tmp_path: Path) -> None:
     from jurist import Judgment, Usage
-    from jurist.judges import relevance_f1
+    from jurist.judges import CoverageReport, Extraction, FocusReport, StatementRow, relevance_f1
+
+    statement = StatementRow(statement="s", p_on_topic=0.5, reason="", method="logprobs")
 
     data = ratings(tmp_path, lambda d, i: {"relevance": 1.0 + i}, [1, 5])
     items = data.ratings
@@ -86,7 +88,13 @@ def test_coverage_with_focus_scores_relevance_as_the_combined_judge_does(tmp_pat
     focus_of = {it.id: 0.9 - 0.1 * int(it.id[-1]) for it in items}
     coverage_judgments = {
         it.id: Judgment.ok(
-            metadata={"key_facts": 5, "covered_facts": 2, "p_covered_mean": coverage_of[it.id]},
+            metadata=CoverageReport(
+                key_facts=5,
+                extraction=Extraction.MODEL,
+                facts=(),
+                covered_facts=2,
+                p_covered_mean=coverage_of[it.id],
+            ).to_metadata(),
             usage=Usage(calls=6, latency_ms=30000.0),
         )
         for it in items
@@ -95,11 +103,16 @@ def test_coverage_with_focus_scores_relevance_as_the_combined_judge_does(tmp_pat
     missing = items[0].id
     focus_judgments = {
         it.id: Judgment.ok(
-            metadata={
-                "statements": [{"statement": "s"}] * 3,
-                "p_on_topic_mean": focus_of[it.id],
-                "off_topic_statements": 1,
-            },
+            metadata=FocusReport(
+                key_facts=5,
+                extraction=Extraction.MODEL,
+                statements_from="model",
+                statements=(statement,) * 3,
+                off_topic_statements=1,
+                p_on_topic_mean=focus_of[it.id],
+                on_topic_threshold=0.5,
+                issues=(),
+            ).to_metadata(),
             usage=Usage(calls=4, latency_ms=8000.0),
         )
         for it in items
