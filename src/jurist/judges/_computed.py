@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, DivisionByZero, InvalidOperation
 
+from jurist.judges._quantities import NUMBER_WORDS
+
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _OPERATOR = r"[-+*/x\u00d7\u00f7]"
 _STATEMENT = re.compile(
@@ -26,22 +28,10 @@ _OPERATIONS: dict[type[ast.operator], Callable[[Decimal, Decimal], Decimal]] = {
     ast.Div: operator.truediv,
 }
 _TIMES = {"once": 1, "twice": 2, "thrice": 3}
-_COUNT_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
 _COUNT = re.compile(
     r"(?:the\s+)?(?P<what>word|letter|character|phrase)\s+[\"'\u201c\u2018]?(?P<item>[^\"'\u201d\u2019]+?)"
     r"[\"'\u201d\u2019]?\s+(?:appears|occurs|is used|shows up)\s+"
-    r"(?P<count>once|twice|thrice|\d+|" + "|".join(_COUNT_WORDS) + r")(?:\s+times?)?",
+    r"(?P<count>once|twice|thrice|\d+|" + "|".join(NUMBER_WORDS) + r")(?:\s+times?)?",
     re.IGNORECASE,
 )
 
@@ -113,7 +103,7 @@ def count_errors(statement_text: str, counted_text: str) -> list[Miscalculation]
     wrong: list[Miscalculation] = []
     for match in _COUNT.finditer(statement_text):
         said = match["count"].casefold()
-        stated = _TIMES.get(said) or _COUNT_WORDS.get(said) or int(said)
+        stated = _TIMES.get(said) or NUMBER_WORDS.get(said) or int(said)
         found = _occurrences(match["what"], match["item"].strip(), counted_text)
         if found != stated:
             wrong.append(Miscalculation(match[0].strip(), match["count"], str(found)))

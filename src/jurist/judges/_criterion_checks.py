@@ -13,32 +13,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "fifty": 50,
-    "hundred": 100,
-}
+from jurist.judges._quantities import NUMBER_WORDS
+
 # "one" is left out of what counts as stating a number: "one of the reasons" states none.
 _COUNTING_WORDS = (
     r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
     r"eighty|ninety|hundred|thousand|million|billion|trillion|dozen"
 )
-_COUNT = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
+_COUNT = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
 _SUBJECT = r"(?:the\s+)?(?:output|answer|response|reply|summary|text|result|completion|message|it)"
 _QUOTED = r"[\"'\u201c\u2018](?P<term>[^\"'\u201c\u201d\u2018\u2019]+)[\"'\u201d\u2019]"
 
@@ -62,7 +45,7 @@ class ExactVerdict:
 
 
 def _count(token: str) -> int:
-    return int(token) if token.isdigit() else _NUMBER_WORDS[token.lower()]
+    return int(token) if token.isdigit() else NUMBER_WORDS[token.lower()]
 
 
 def words(text: str) -> int:
@@ -98,7 +81,7 @@ _UNIT_AFTER = r"(?P<unit_after>words?|characters?|chars?)"
 _LENGTH = (
     r"(?:is|has|uses|contains|stays|keeps\s+to|runs\s+to)?\s*"
     rf"(?:{_BEFORE}\s+(?P<limit>{_COUNT})\s+{_UNIT}"
-    rf"|(?P<limit_after>\d+|{'|'.join(_NUMBER_WORDS)})\s+{_UNIT_AFTER}\s+"
+    rf"|(?P<limit_after>\d+|{'|'.join(NUMBER_WORDS)})\s+{_UNIT_AFTER}\s+"
     r"(?:long\s+)?(?P<relation_after>or\s+fewer|or\s+less|or\s+shorter|or\s+more))"
     r"(?:\s+(?:long|in\s+length))?"
 )

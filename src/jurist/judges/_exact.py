@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from jurist.judges._computed import arithmetic_errors, count_errors
-from jurist.judges._quantities import MONTHS, Quantity, months, quantities
+from jurist.judges._quantities import MONTHS, NUMBER_WORDS, Quantity, months, quantities
 
 
 class Check(StrEnum):
@@ -46,29 +46,6 @@ class Finding:
         }
 
 
-_SMALL = (
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019.-]*[A-Za-z]|[A-Za-z]")
 _NEGATIONS = frozenset(
     {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without"}
@@ -191,7 +168,9 @@ def _stated(claimed: Quantity, source: list[Quantity], source_words: set[str]) -
         return True
     # "3 goals" restates "three goals".
     value = claimed.value
-    return value == value.to_integral() and 0 <= value <= 20 and _SMALL[int(value)] in source_words
+    return value == value.to_integral() and any(
+        NUMBER_WORDS.get(word) == value for word in source_words
+    )
 
 
 def number_findings(claim: str, evidence: str, source: str) -> list[Finding]:

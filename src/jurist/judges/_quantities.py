@@ -35,7 +35,9 @@ _SCALES = {
     "trillion": 12,
     "tn": 12,
 }
-_WORDS = {
+# English number words and their values: the one table the exact checks read numbers by.
+NUMBER_WORDS = {
+    "zero": 0,
     "one": 1,
     "two": 2,
     "three": 3,
@@ -103,8 +105,13 @@ _DIGITS = re.compile(
     r"(?<![\w.,])" + _CURRENCY + r"\s?" + _NUMBER + r"(?![\d]|\.\d|,\d)" + _SCALE + _UNIT,
     re.IGNORECASE,
 )
+_SPELLED = "|".join(NUMBER_WORDS)
 _WRITTEN = re.compile(
-    r"\b(?P<word>" + "|".join(_WORDS) + r")(?:[\s-](?P<word2>" + "|".join(_WORDS) + r"))?"
+    r"\b(?P<word>"
+    + "|".join(NUMBER_WORDS)
+    + r")(?:[\s-](?P<word2>"
+    + "|".join(NUMBER_WORDS)
+    + r"))?"
     r"\s(?P<scale>thousand|million|billion|trillion)\b",
     re.IGNORECASE,
 )
@@ -187,7 +194,7 @@ def quantities(text: str) -> list[Quantity]:
         if any(match.start() in span for span in taken):
             continue
         words = [match["word"].casefold()] + ([match["word2"].casefold()] if match["word2"] else [])
-        base = Decimal(sum(_WORDS[w] for w in words))
+        base = Decimal(sum(NUMBER_WORDS[w] for w in words))
         exponent = _SCALES[match["scale"].casefold()]
         value = base * (Decimal(10) ** exponent)
         found.append(
