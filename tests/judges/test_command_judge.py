@@ -32,7 +32,8 @@ def is_dead(pid: int) -> bool:
 
 
 async def wait_until_dead(pid: int) -> bool:
-    for _ in range(200):
+    # Up to 10 s: on a machine busy with a model generation the kill can take seconds.
+    for _ in range(1000):
         if is_dead(pid):
             return True
         await asyncio.sleep(0.01)

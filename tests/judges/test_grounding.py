@@ -24,7 +24,7 @@ from jurist.judges import (
     SupportOptions,
 )
 from jurist.llm import ErrorKind, ModelError
-from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer
+from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 SOURCE = (
     "The Eiffel Tower was completed in 1889 for the World's Fair. It is 330 metres tall. "
@@ -349,3 +349,34 @@ async def test_two_causes_of_failed_claims_are_mixed():
     report = ClaimsReport.of(result)
     assert report is not None
     assert {row.cause for row in report.claims} == {Cause.UNPARSEABLE, Cause.TIMEOUT}
+
+
+async def test_verdict_only_checks_ask_for_no_quote_and_need_none():
+    # The model answers with the verdict alone: a P(supported) of 0.9 is support though no
+    # quote was asked for or given, and the request's schema and prompt ask for no quote.
+    no_quote = with_logprobs(
+        '{"verdict": "',
+        ("supported", {"supported": 0.9, "contradicted": 0.05, "not_mentioned": 0.05}),
+        '"}',
+    )
+    model = ScriptedModel(script=[no_quote], capabilities=LOGPROB_CAPABILITIES)
+    verifier = ClaimVerifier(model, SupportOptions(quote=False, exact=False))
+    report = await verifier.verify([FALSE_CLAIM], SOURCE)
+    (check,) = report.checks
+    assert check.supported is True
+    assert check.p_supported == pytest.approx(0.9)
+    (request,) = model.requests
+    assert request.json_schema is not None
+    assert list(request.json_schema["properties"]) == ["verdict"]
+    assert "quote" not in request.messages[-1].content.split("Claim:")[0].lower()
+
+
+async def test_verdict_only_checks_in_one_call_ask_for_no_quote():
+    model = ScriptedModel(script=[answer('{"verdicts": []}')], capabilities=LOGPROB_CAPABILITIES)
+    verifier = ClaimVerifier(model, SupportOptions(quote=False, together=True, exact=False))
+    await verifier.verify([TRUE_CLAIM, FALSE_CLAIM], SOURCE)
+    (request,) = model.requests
+    assert request.json_schema is not None
+    item = request.json_schema["properties"]["verdicts"]["items"]
+    assert list(item["properties"]) == ["claim", "verdict"]
+    assert '"quote"' not in request.messages[-1].content

@@ -101,6 +101,7 @@ class CoverageJudge(BaseJudge):
         off_topic: bool = False,
         statements: Statements = "claims",
         key_facts: KeyFacts | None = None,
+        quotes: bool = True,
         name: Name | None = None,
         description: str = "",
     ) -> None:
@@ -109,7 +110,9 @@ class CoverageJudge(BaseJudge):
         self.key_facts = key_facts or KeyFacts(reference, facts)
         # A key fact the output leaves out is uncovered, not contradicted: the exact checks,
         # which treat a number or name the text lacks as a mismatch, are for claims.
-        self.verifier = ClaimVerifier(reference, SupportOptions(exact=False))
+        # `quotes=False` asks for each fact's verdict alone: the quote from the output is
+        # most of the tokens a check decodes, and no exact check reads it here.
+        self.verifier = ClaimVerifier(reference, SupportOptions(exact=False, quote=quotes))
         self.focus = FocusCheck(reference, statements=statements) if off_topic else None
         self.min_score = min_score_of(min_score)
 

@@ -150,9 +150,11 @@ class SupportOptions:
     `together` asks about every claim in one call instead of one call per claim;
     `quote_first` asks for the quote before the verdict; `threshold` is the P(supported)
     a claim needs; `require_quote` withholds support from a claim whose quote is not in
-    the source; `exact` runs the exact checks (numbers, months, names before the model,
-    negation and roles against its quote after), whose mismatch contradicts a claim
-    whatever the model says.
+    the source; `quote=False` asks for the verdict alone (a few tokens instead of a copied
+    sentence, for checks whose evidence nobody reads, such as a key fact against a
+    summary), so no quote is required and none is held against the claim; `exact` runs
+    the exact checks (numbers, months, names before the model, negation and roles
+    against its quote after), whose mismatch contradicts a claim whatever the model says.
     """
 
     threshold: Threshold = 0.5
@@ -160,26 +162,36 @@ class SupportOptions:
     quote_first: bool = False
     require_quote: bool = True
     exact: bool = True
+    quote: bool = True
 
     def __post_init__(self) -> None:
         threshold_of(self.threshold)
 
+    @property
+    def needs_quote(self) -> bool:
+        return self.quote and self.require_quote
 
-def _verdict_properties(shape: Mapping[str, Any], quote_first: bool) -> dict[str, Any]:
+
+def _verdict_properties(
+    shape: Mapping[str, Any], quote_first: bool, quote: bool = True
+) -> dict[str, Any]:
     """The verdict's properties of the schema file, in the order the model writes them."""
+    if not quote:
+        return {"verdict": shape["verdict"]}
     first, second = ("quote", "verdict") if quote_first else ("verdict", "quote")
     return {first: shape[first], second: shape[second]}
 
 
-def support_schema(*, quote_first: bool) -> dict[str, JsonValue]:
-    """The answer about one claim (claim_support.schema.json): `{"verdict", "quote"}`."""
+def support_schema(*, quote_first: bool, quote: bool = True) -> dict[str, JsonValue]:
+    """The answer about one claim (claim_support.schema.json): `{"verdict", "quote"}`, or
+    `{"verdict"}` alone without a quote."""
     schema: dict[str, Any] = answer_schema("claim_support")
-    schema["properties"] = _verdict_properties(schema["properties"], quote_first)
+    schema["properties"] = _verdict_properties(schema["properties"], quote_first, quote)
     schema["required"] = list(schema["properties"])
     return schema
 
 
-def supports_schema(count: int, *, quote_first: bool) -> dict[str, JsonValue]:
+def supports_schema(count: int, *, quote_first: bool, quote: bool = True) -> dict[str, JsonValue]:
     """The answer about `count` claims at once (claims_support.schema.json):
     `{"verdicts": [...]}` with exactly one verdict per claim, each naming its claim's
     number (1-based)."""
@@ -189,7 +201,7 @@ def supports_schema(count: int, *, quote_first: bool) -> dict[str, JsonValue]:
     shape = item["properties"]
     item["properties"] = {
         "claim": {**shape["claim"], "maximum": count},
-        **_verdict_properties(shape, quote_first),
+        **_verdict_properties(shape, quote_first, quote),
     }
     item["required"] = list(item["properties"])
     verdicts["minItems"] = verdicts["maxItems"] = count
@@ -224,7 +236,7 @@ def read_check(
         claim,
         verdict,
         p_supported,
-        believed and (found or not options.require_quote),
+        believed and (found or not options.needs_quote),
         quote_text,
         matched,
         quote_text if found else nearest_sentence(claim, source),
@@ -301,7 +313,7 @@ class ClaimVerifier:
         self.policy = policy or CallPolicy.from_settings()
         quote_first = self.options.quote_first
         self.one = Prompt.named("claim_support").with_schema(
-            support_schema(quote_first=quote_first)
+            support_schema(quote_first=quote_first, quote=self.options.quote)
         )
 
     async def verify(self, claims: Sequence[str], source: str) -> SupportReport:
@@ -356,6 +368,7 @@ class ClaimVerifier:
             judge="claim_support",
             variables={
                 "quote_first": self.options.quote_first,
+                "quote": self.options.quote,
                 "context": source,
                 "claim": claim,
             },
@@ -372,7 +385,7 @@ class ClaimVerifier:
     async def _together(self, model: Model, claims: Sequence[str], source: str) -> SupportReport:
         count = len(claims)
         prompt = Prompt.named("claims_support").with_schema(
-            supports_schema(count, quote_first=self.options.quote_first)
+            supports_schema(count, quote_first=self.options.quote_first, quote=self.options.quote)
         )
         got = await ask(
             model,
@@ -384,6 +397,7 @@ class ClaimVerifier:
             judge="claims_support",
             variables={
                 "quote_first": self.options.quote_first,
+                "quote": self.options.quote,
                 "context": source,
                 "claims": list(claims),
             },
