@@ -17,7 +17,7 @@ from string import Template
 from jurist.llm import Request
 from jurist.llm._catalog import CATALOG
 from jurist.llm._embedded import EmbeddedModel
-from jurist.llm._weights import prepare
+from jurist.llm._weights import prepare_weights
 from jurist.settings import get_settings
 
 DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
@@ -42,7 +42,7 @@ def items() -> list[dict[str, str]]:
 async def bench(name: str) -> None:
     known = CATALOG[name]
     started = time.perf_counter()
-    path = prepare(known, get_settings().models_dir)
+    path = prepare_weights(known, get_settings().models_dir)
     verify_s = time.perf_counter() - started
     model = EmbeddedModel(known.spec, path)
     await model.load()
