@@ -82,6 +82,7 @@ async def test_a_decided_criterion_asks_no_model_and_says_it_was_decided_exactly
     verdict = CriterionReport.of(result)
     assert verdict is not None
     assert verdict.exact == "15 words; the limit is 5"
+    assert verdict.method == "exact"
     assert verdict.p_yes == 0.0
     assert verdict.answer == "no"
 

@@ -78,18 +78,21 @@ class CommandJudge(BaseJudge):
             # A protocol rather than create_subprocess_exec: on Python 3.11 Process.wait()
             # returns only once the output pipe closes, which a lingering grandchild can
             # postpone forever; process_exited says when the command itself is done.
-            transport, protocol = await loop.subprocess_exec(
-                lambda: _Protocol(loop, tail),
-                *self.argv,
-                cwd=workdir,
-                env=None if self.env is None else {**os.environ, **self.env},
-                stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                # Its own session makes the command the leader of a process group, so the
-                # whole tree it spawns can be killed with one signal.
-                start_new_session=True,
+            starting = asyncio.ensure_future(
+                loop.subprocess_exec(
+                    lambda: _Protocol(loop, tail),
+                    *self.argv,
+                    cwd=workdir,
+                    env=None if self.env is None else {**os.environ, **self.env},
+                    stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    # Its own session makes the command the leader of a process group, so the
+                    # whole tree it spawns can be killed with one signal.
+                    start_new_session=True,
+                )
             )
+            transport, protocol = await _started(starting)
         except OSError as exc:
             return Judgment.error(
                 f"could not start {self.argv[0]!r} in {workdir}: {exc}", exc, metadata=base
@@ -169,6 +172,22 @@ def _env(env: Mapping[str, str]) -> dict[str, str]:
         if not isinstance(key, str) or not isinstance(value, str):
             raise TypeError(f"env[{key!r}] must map a str to a str, got {value!r}")
     return dict(env)
+
+
+async def _started(
+    starting: "asyncio.Future[tuple[asyncio.SubprocessTransport, _Protocol]]",
+) -> tuple[asyncio.SubprocessTransport, "_Protocol"]:
+    """The started command. Cancelled while its pipes are still being connected, the
+    command may already be running and have spawned children: asyncio would kill the command
+    alone, so its whole group is killed here before the cancellation goes on."""
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            transport, _ = await starting
+            _kill_group(transport.get_pid())
+            transport.close()
+        raise
 
 
 def _kill_group(pgid: int) -> None:

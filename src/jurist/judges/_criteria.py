@@ -112,9 +112,10 @@ def criteria_schema(
     return schema
 
 
-# How a verdict's P(yes) was read: at the answer's token, or from the stated confidence (a
-# program that decides a criterion exactly states its answer with certainty).
+# How a verdict's P(yes) was read: at the answer's token, or from the stated confidence.
 VerdictMethod = Literal["logprobs", "stated"]
+# How a criterion was decided: a verdict's reading, or "exact" when a program decided it.
+DecisionMethod = Literal["logprobs", "stated", "exact"]
 
 
 @dataclass(frozen=True)
@@ -129,15 +130,16 @@ class CriterionVerdict:
 
 class CriterionReport(Report, kind="criterion"):
     """One criterion decided: the criterion, the answer given, P(yes) (None when the model
-    stated its answer without a confidence), how P(yes) was read, and the threshold it was
-    held to. `exact` is set when a program decided the criterion without a model: what it
-    counted or found; P(yes) is then 1 or 0, stated. `masked` lists the output's sentences
+    stated its answer without a confidence), how it was decided (P(yes) read at the token,
+    stated, or "exact"), and the threshold it was held to. `exact` is set when a program
+    decided the criterion without a model (method "exact"): what it counted or found; P(yes)
+    is then 1 or 0. `masked` lists the output's sentences
     addressed to the judge that the model was shown masked."""
 
     criterion: str
     answer: Literal["yes", "no"]
     p_yes: float | None
-    method: VerdictMethod
+    method: DecisionMethod
     threshold: float
     exact: str | None = omitted_when_none()
     masked: tuple[str, ...] | None = omitted_when_none()
@@ -211,7 +213,7 @@ def exact_judgment(found: ExactVerdict, criterion: str, threshold: float) -> Jud
         criterion=criterion,
         answer="yes" if found.met else "no",
         p_yes=1.0 if found.met else 0.0,
-        method="stated",
+        method="exact",
         threshold=threshold,
         exact=found.found,
     )

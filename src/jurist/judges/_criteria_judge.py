@@ -33,7 +33,7 @@ from jurist.judges._criteria import (
     CriterionJudge,
     CriterionReport,
     CriterionVerdict,
-    VerdictMethod,
+    DecisionMethod,
     criteria_schema,
     criterion_text,
     exact_judgment,
@@ -58,7 +58,7 @@ class CriterionRow(ReportRow):
     status: Status
     p_yes: float | None
     confidence: float | None
-    method: VerdictMethod | Literal["exact"] | None
+    method: DecisionMethod | None
     reason: str
     cause: Cause | None = omitted_when_none()
     prompt_sha256: str | None = omitted_when_none()
@@ -326,7 +326,5 @@ def _row(criterion: str, result: Judgment) -> CriterionRow:
     )
 
 
-def _method(verdict: CriterionReport | None) -> VerdictMethod | Literal["exact"] | None:
-    if verdict is None:
-        return None
-    return "exact" if verdict.exact is not None else verdict.method
+def _method(verdict: CriterionReport | None) -> DecisionMethod | None:
+    return None if verdict is None else verdict.method
