@@ -54,7 +54,7 @@ Statements = Literal["claims", "sentences"]
 STATEMENTS: tuple[Statements, ...] = ("claims", "sentences")
 # How P(on topic) was read: at the answer's token, from the stated answer, or not at all
 # (the check failed).
-TopicMethod = Literal["logprobs", "stated", "none"]
+TopicMethod = Literal["logprobs", "stated", "exact", "none"]
 R = TypeVar("R", bound=Report)
 
 
