@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from jurist.core import Status
-from jurist.judges import PairwiseJudge, PairwiseReport, pairwise_context
-from jurist.judges._pairwise_pointwise import CORRECTNESS, PairwiseWeights
+from jurist.judges import PairwiseJudge, PairwiseReport, PairwiseWeights, pairwise_context
+from jurist.judges._pairwise_pointwise import CORRECTNESS
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from jurist.specs import judge_from_spec
 from scripted import ScriptedModel, answer

@@ -58,6 +58,7 @@ from jurist.judges._grounding import (
 from jurist.judges._hybrid import HybridJudge
 from jurist.judges._model import ModelJudge
 from jurist.judges._pairwise import PairwiseJudge, PairwiseOrder, PairwiseReport, pairwise_context
+from jurist.judges._pairwise_pointwise import PairwiseSignals, PairwiseWeights, RequirementRow
 from jurist.judges._reading import (
     JsonFieldClassifier,
     LabelClassifier,
@@ -164,6 +165,8 @@ __all__ = [
     "PairwiseJudge",
     "PairwiseOrder",
     "PairwiseReport",
+    "PairwiseSignals",
+    "PairwiseWeights",
     "Passage",
     "PassageFailure",
     "PassageRow",
@@ -175,6 +178,7 @@ __all__ = [
     "RegexJudge",
     "ReportRow",
     "ReportedIssue",
+    "RequirementRow",
     "ResearchAdjustment",
     "ResearchReport",
     "ResearchSignals",
