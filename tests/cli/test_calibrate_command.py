@@ -143,6 +143,8 @@ def test_align_reports_out_of_fold_only_and_saves_the_mapping(tmp_path, use_mode
             "coherence",
             "--folds",
             "4",
+            # The script answers the plain rubric's questions.
+            "--plain",
             "--database",
             f"sqlite:///{tmp_path / 'store.sqlite3'}",
         ],
@@ -153,6 +155,7 @@ def test_align_reports_out_of_fold_only_and_saves_the_mapping(tmp_path, use_mode
     saved = tmp_path / "home" / "alignments" / "summarization.coherence.json"
     fitted = json.loads(saved.read_text())
     assert fitted["n"] == 20
+    assert fitted["methods"] == "plain"
     assert fitted["alignment"]["method"] == "isotonic"
     assert len(fitted["alignment"]["validation"]["out_of_fold"]) == 20
 
@@ -162,7 +165,7 @@ def test_align_reports_out_of_fold_only_and_saves_the_mapping(tmp_path, use_mode
     get_settings.cache_clear()
     other = tmp_path / "other.jsonl"
     other.write_text("\n".join(json.dumps(r) for r in rows(16)))
-    base = ["--rubric", "summarization", "-d", "coherence"]
+    base = ["--rubric", "summarization", "-d", "coherence", "--method", "plain"]
     database = ["--database", f"sqlite:///{tmp_path / 'store2.sqlite3'}"]
     later = runner.invoke(app, ["calibrate", str(other), *base, *database])
     same = runner.invoke(app, ["calibrate", str(dataset), *base, *database])
@@ -241,7 +244,13 @@ def test_eval_with_a_rubric_applies_its_saved_alignment(tmp_path, use_model, mon
         dataset_sha256="0" * 64,
         n=10,
         alignment=linear,
+        methods="rubric",
     )
+    # Fitted on the plain rubric, the alignment is not applied to the rubric scored by its
+    # criteria's methods, which `eval` uses.
+    saved.write_text(fitted.model_copy(update={"methods": "plain"}).model_dump_json())
+    unmatched = run("aligned-home", str(tmp_path / "unmatched.jsonl"))
+    assert all("aligned_coherence" not in row for row in unmatched)
     saved.write_text(fitted.model_dump_json())
     rows_ = run("aligned-home", str(tmp_path / "aligned.jsonl"))
     for row in rows_:

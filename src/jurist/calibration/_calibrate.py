@@ -26,6 +26,7 @@ from jurist.calibration._saved_alignments import (
 )
 from jurist.core import Usage
 from jurist.data import DatasetKind, LabelledDataset, dataset_from_rows, load_labelled
+from jurist.judges import RubricMethods
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
 from jurist.runner import Progress, RunResult, evaluate
@@ -146,11 +147,14 @@ async def calibrate(
         keep=report_of,
     )
     report = reports[-1]
-    # Saved alignments map the plain rubric's signals; other methods have other signals.
+    # Saved alignments map a rubric judge's signals, scored plainly or by the criteria's
+    # methods: each applies to the scoring it was fitted on; other methods have other signals.
+    scoring = scorer.METHODS if isinstance(scorer, PlainRubric) else None
     alignments = {
         dimension: fitted
-        for dimension in (chosen if scorer.name == "plain" else [])
+        for dimension in (chosen if scoring is not None else [])
         if (fitted := load_alignment(chosen_rubric.id, dimension)) is not None
+        and fitted.methods == scoring
         and fitted.dataset_sha256 != dataset.sha256
     }
     aligned = None
@@ -210,9 +214,12 @@ def fit_rubric_alignment(
     dimension: str,
     method: Literal["isotonic", "linear"] = "isotonic",
     folds: int = 5,
+    methods: RubricMethods = "rubric",
 ) -> FittedAlignment:
     """Fits the judge's signals of a calibration run to the human scores of `dimension`,
-    validated out of fold by document (GroupKFold on doc_id)."""
+    validated out of fold by document (GroupKFold on doc_id). `methods` says how the run
+    scored the rubric (by each criterion's method, or plain), which the saved alignment
+    records so that only a judge scoring the same way applies it."""
     items = []
     for item in dataset.ratings:
         judgment = calibration.run.judgments.get(item.id)
@@ -239,4 +246,5 @@ def fit_rubric_alignment(
         dataset_sha256=dataset.sha256,
         n=len(items),
         alignment=alignment,
+        methods=methods,
     )

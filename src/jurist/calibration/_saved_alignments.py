@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from jurist.calibration._align import Alignment
 from jurist.calibration._methods import CalibrationMethod, PlainRubric
 from jurist.core import BaseJudge, Context, Judgment
-from jurist.judges import RubricJudge, RubricReport
+from jurist.judges import RubricJudge, RubricMethods, RubricReport
 from jurist.runner import JudgeChoice, RunResult
 from jurist.settings import Settings, get_settings
 
@@ -33,7 +33,10 @@ def item_signals(
 
 
 class FittedAlignment(BaseModel):
-    """An alignment with what it was fitted on, so it is never scored on its own data."""
+    """An alignment with what it was fitted on, so it is never scored on its own data, and
+    how the rubric was scored (`methods`: each criterion by its method, or `plain`): the
+    signals of one scoring mean nothing on the other's scale, so a judge applies only the
+    alignments of its own. Files saved before `methods` was recorded were fitted plain."""
 
     rubric: str
     dimension: str
@@ -41,6 +44,7 @@ class FittedAlignment(BaseModel):
     dataset_sha256: str
     n: int
     alignment: Alignment
+    methods: RubricMethods = "plain"
 
 
 def load_alignment(
@@ -98,7 +102,8 @@ class AlignedJudge(BaseJudge):
 def with_saved_alignments(choice: JudgeChoice, settings: Settings | None = None) -> JudgeChoice:
     """`choice` with the saved alignments of its rubric applied to its judgments, and the
     aligned dimensions recorded in its details; unchanged when it is no library rubric
-    (`rubric:ID`) or none of the rubric's dimensions has a saved alignment."""
+    (`rubric:ID`) or none of the rubric's dimensions has a saved alignment fitted on the
+    judge's scoring (method-scored or plain)."""
     rubric_id = choice.details.get("rubric")
     if choice.form != "rubric" or not isinstance(choice.judge, RubricJudge):
         return choice
@@ -106,7 +111,12 @@ def with_saved_alignments(choice: JudgeChoice, settings: Settings | None = None)
         return choice
     criteria = [c.name for c in choice.judge.rubric.criteria]
     found = {d: load_alignment(rubric_id, d, settings) for d in criteria}
-    fitted = {d: alignment for d, alignment in found.items() if alignment is not None}
+    methods = choice.judge.methods
+    fitted = {
+        d: alignment
+        for d, alignment in found.items()
+        if alignment is not None and alignment.methods == methods
+    }
     if not fitted:
         return choice
     return dataclasses.replace(

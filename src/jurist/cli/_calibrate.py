@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -206,6 +206,14 @@ def align_command(
         Method, typer.Option("--method", help="isotonic (one signal) or linear (every signal).")
     ] = Method.ISOTONIC,
     folds: Annotated[int, typer.Option("--folds", help="Cross-validation folds.", min=2)] = 5,
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain",
+            help="Align the plain rubric (every criterion asked plainly, as `jurist judge "
+            "--plain` scores) instead of the rubric scored by each criterion's method.",
+        ),
+    ] = False,
     model: ModelOption = None,
     goal: GoalOption = "",
     limit: LimitOption = None,
@@ -221,7 +229,9 @@ def align_command(
     """Fit how the judge's signals map to human scores (isotonic on the dimension's expected
     score, or linear on every criterion's expected score and confidence), validated by
     document-grouped cross-validation. Only out-of-fold correlations are reported. The
-    mapping is saved under JURIST_HOME/alignments/RUBRIC.DIMENSION.json.
+    rubric is scored as `jurist judge` scores it (each criterion by its method; --plain as
+    `jurist judge --plain` does), and the saved mapping applies to that scoring only. It is
+    saved under JURIST_HOME/alignments/RUBRIC.DIMENSION.json.
     """
     try:
         check_model_spec(model)
@@ -247,6 +257,7 @@ def align_command(
     except (DatasetError, RubricError, ValueError, OSError) as exc:
         exit_bad_input(exc)
     scored = [dimension] if method is Method.ISOTONIC else every
+    methods: Literal["rubric", "plain"] = "plain" if plain else "rubric"
     progress = BarProgress()
 
     async def run() -> object:
@@ -256,6 +267,7 @@ def align_command(
                 chosen,
                 dimensions=scored,
                 model=model,
+                method=methods,
                 goal=goal,
                 concurrency=concurrency,
                 store=store,
@@ -265,7 +277,13 @@ def align_command(
                 progress=progress,
             )
         return fit_rubric_alignment(
-            done, found, rubric_id=chosen.id, dimension=dimension, method=method.value, folds=folds
+            done,
+            found,
+            rubric_id=chosen.id,
+            dimension=dimension,
+            method=method.value,
+            folds=folds,
+            methods=methods,
         )
 
     try:
@@ -284,7 +302,8 @@ def align_command(
     validation = fitted.alignment.validation
     console = Console()
     console.print(
-        f"{method.value} alignment of rubric {chosen.id} to {dimension}, {fitted.n} items"
+        f"{method.value} alignment of rubric {chosen.id} ({methods}) to {dimension}, "
+        f"{fitted.n} items"
     )
     if validation is not None:
         found_corr = validation.correlations.pooled
