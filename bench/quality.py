@@ -54,7 +54,7 @@ from jurist.calibration import (
 )
 from jurist.core import Judgment, Usage
 from jurist.data import LabelledDataset
-from jurist.judges import relevance_f1
+from jurist.judges import ClaimsReport, relevance_f1
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
 from jurist.settings import get_settings
@@ -366,6 +366,29 @@ def average_spearman(report: CalibrationReport) -> str:
     )
 
 
+def traceability(run: RunResult) -> str | None:
+    """How many of the claims the model listed the output itself states: a listed claim
+    whose numbers, or most of whose content words, the output lacks is left out and counted
+    here as untraceable; claims the exact checks decided count like the others."""
+    kept = dropped = exact = outputs = 0
+    for judgment in run.judgments.values():
+        report = ClaimsReport.of(judgment)
+        if report is None:
+            continue
+        outputs += 1
+        kept += report.total_claims
+        dropped += len(report.untraceable_claims or ())
+        exact += sum(1 for row in report.claims if row.method == "exact")
+    listed = kept + dropped
+    if not listed:
+        return None
+    return (
+        f"claims traceable to the output: {kept} of {listed} listed "
+        f"({kept / listed:.1%}) on {outputs} outputs; {exact} of the {kept} kept were "
+        f"decided by the exact checks"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", default="plain,claims,coverage,focus,sentences")
@@ -390,9 +413,12 @@ def main() -> None:
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     results: list[Scored] = []
+    notes: list[str] = []
     for asked in args.methods.split(","):
         run = asyncio.run(judged(asked, args, dict(named)))
         method = asked.partition("@")[0]
+        if method == "claims" and (traced := traceability(run)) is not None:
+            notes.append(traced)
         for variant in [method, *VARIANTS.get(method, [])]:
             label = f"{variant} ({named[method]})" if method in named else variant
             done = scored(variant, run, dataset, args.model, label)
@@ -412,7 +438,7 @@ def main() -> None:
         name = "chosen" if report.judge.startswith("chosen") else "aligned"
         lines += rows(name, report)
         lines.append(f"\n{report.judge}: average Spearman {average_spearman(report)}\n")
-    print("\n".join(lines))
+    print("\n".join([*lines, "", *notes]))
 
 
 if __name__ == "__main__":
