@@ -39,6 +39,8 @@ SETS = ("pairwise-llmeval2.jsonl", "pairwise-autoj-dev.jsonl")
 FEATURES = ("requirements", "direct", "length")
 ERRORS_WEIGHT = 3.0
 FOLDS = 5
+# Tie margins around P(A better) = 0.5 that the report compares and chooses among.
+MARGINS = (0.0, 0.02, 0.05, 0.1)
 
 
 def load_pairs(data: Path, per_set: int, max_chars: int, seed: int) -> list[dict[str, Any]]:
@@ -178,6 +180,29 @@ def summary(name: str, rows: list[dict[str, Any]], pred: list[str], back: list[s
     )
 
 
+def shipped_margins(
+    rows: list[dict[str, Any]], folds: list[list[dict[str, Any]]]
+) -> dict[str, tuple[str, str]]:
+    """The shipped judge's verdicts (its own log-odds) with the tie margin chosen on the
+    other folds: the margin whose verdicts are right most often there (a tie counts as
+    wrong: these pairs have a better output), the larger margin on equal counts."""
+    chosen: dict[str, tuple[str, str]] = {}
+    for k, held in enumerate(folds):
+        train = [r for j, f in enumerate(folds) if j != k for r in f]
+
+        def right(margin: float, train: list[dict[str, Any]] = train) -> tuple[int, float]:
+            hits = sum(verdict(r["forward"]["log_odds"], margin) == r["label"] for r in train)
+            return hits, margin
+
+        margin = max(MARGINS, key=right)
+        for r in held:
+            chosen[r["id"]] = (
+                verdict(r["forward"]["log_odds"], margin),
+                verdict(r["swapped"]["log_odds"], margin),
+            )
+    return chosen
+
+
 def report(out: Path) -> str:
     rows = [json.loads(line) for line in out.read_text().splitlines() if line]
     rows = [r for r in rows if "requirements" in r["forward"] and "requirements" in r["swapped"]]
@@ -197,6 +222,7 @@ def report(out: Path) -> str:
                 return sum(w[f] * x[f] for f in w) + ERRORS_WEIGHT * x["errors"]
 
             pointwise[r["id"]] = (verdict(log_odds(r["x"])), verdict(log_odds(r["x_swapped"])))
+    shipped = shipped_margins(rows, folds)
     for name in ("all", *SETS):
         part = [r for r in rows if name == "all" or r["set"] == name]
         if not part:
@@ -208,6 +234,23 @@ def report(out: Path) -> str:
                 part,
                 [pointwise[r["id"]][0] for r in part],
                 [pointwise[r["id"]][1] for r in part],
+            )
+        )
+        for margin in MARGINS:
+            lines.append(
+                summary(
+                    f"the judge as shipped, tie margin {margin}",
+                    part,
+                    [verdict(r["forward"]["log_odds"], margin) for r in part],
+                    [verdict(r["swapped"]["log_odds"], margin) for r in part],
+                )
+            )
+        lines.append(
+            summary(
+                "the judge as shipped, tie margin chosen out of fold",
+                part,
+                [shipped[r["id"]][0] for r in part],
+                [shipped[r["id"]][1] for r in part],
             )
         )
         lines.append(

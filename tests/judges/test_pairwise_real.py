@@ -50,17 +50,16 @@ async def test_the_right_answer_wins_in_either_position(model):
     assert as_b.status is Status.FAIL, as_b.reasoning
 
 
-async def test_the_evidence_leans_to_the_detailed_refund_answer(model):
+async def test_the_detailed_refund_answer_wins(model):
     judgment = await PairwiseJudge(model).compare(REFUND, VAGUE, DETAILED)
-    # The vague answer never wins, and every signal leans to the detailed one. Measured
-    # 2026-11-26 it is still a tie at the default margin (P(A better) 0.42, inside
-    # 0.5 +- 0.1): the requirements the model lists score both answers near 0.5.
-    assert judgment.status is not Status.PASS, judgment.reasoning
+    # Every signal leans to the detailed answer. The lean is modest (P(A better) 0.42 when
+    # measured), which the former tie band of 0.5 +- 0.1 turned into a tie.
+    assert judgment.status is Status.FAIL, judgment.reasoning
     report = PairwiseReport.of(judgment)
     assert report is not None
     assert report.comparison == "pointwise"
     assert report.p_a is not None
-    assert report.p_a < 0.5, judgment.reasoning
+    assert report.p_a < 0.5 - report.tie_margin, judgment.reasoning
     assert report.signals is not None
     assert report.signals.requirements < 0, judgment.reasoning
 

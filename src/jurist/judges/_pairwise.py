@@ -217,6 +217,12 @@ def _read(response: Response) -> _Read:
     return _Read(label, stated, probabilities, reason)
 
 
+# A tie only when the evidence is even. Measured on human-labelled pairs that each have a
+# better output (bench/pairwise_dev.py), every widening of the band turned right verdicts
+# into ties: the evidence of a pointwise comparison is often lopsided by little.
+TIE_MARGIN = 0.02
+
+
 class PairwiseJudge(BaseJudge):
     """Whether output A (`ctx.output`) answers the instruction (`ctx.goal`) better than
     output B (`ctx.metadata[OUTPUT_B]`), optionally against `ctx.reference` and by a
@@ -259,7 +265,7 @@ class PairwiseJudge(BaseJudge):
         *,
         method: Comparison = "pointwise",
         both_orders: bool = True,
-        tie_margin: Annotated[float, Field(ge=0.0, lt=0.5)] = 0.1,
+        tie_margin: Annotated[float, Field(ge=0.0, lt=0.5)] = TIE_MARGIN,
         weights: PairwiseWeights | None = None,
         rubric: Rubric | str | None = None,
         name: Name | None = None,
