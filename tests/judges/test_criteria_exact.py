@@ -146,3 +146,46 @@ async def test_criteria_all_decided_exactly_make_no_call():
     assert model.calls == 0
     assert result.status is Status.PASS
     assert result.usage is None or result.usage.calls == 0
+
+
+@pytest.mark.parametrize("together", [False, True])
+async def test_a_miscalculation_is_shown_to_the_model_as_evidence_and_reported(together):
+    output = "Three fives multiplied: 5 x 5 x 5 = 625. The word 'five' appears twice in the task."
+    task = "Say five, then five again: what is 5 x 5 x 5?"
+    if together:
+        answer = with_logprobs(
+            '{"verdicts": [{"criterion": 1, "answer": "',
+            ("no", {"yes": 0.1, "no": 0.9}),
+            '", "reason": "r"}]}',
+        )
+    else:
+        answer = _verdict(0.1)
+    model = ScriptedModel("test:judge", [answer], capabilities=LOGPROB_CAPABILITIES)
+    if together:
+        judge = CriteriaJudge(["The answer is correct."], model, together=True)
+    else:
+        judge = CriterionJudge("The answer is correct.", model)
+    result = await judge.judge(Context(task, output=output))
+    (request,) = model.requests
+    shown = request.messages[-1].content.split("Found by a program")[1].split("Decide")[0]
+    # The arithmetic is wrong (125); 'five' does appear twice in the task: only the first
+    # is a finding.
+    assert "'5 x 5 x 5 = 625' is wrong: it comes to 125, not 625" in shown
+    assert "appears twice" not in shown
+    report = CriterionReport.of(result) if not together else None
+    computed = report.computed if report is not None else _row_computed(result)
+    assert computed == ("'5 x 5 x 5 = 625' is wrong: it comes to 125, not 625",)
+
+
+def _row_computed(result):
+    report = CriteriaReport.of(result)
+    assert report is not None
+    return report.criteria[0].computed
+
+
+async def test_without_exact_checks_no_finding_is_shown():
+    model = ScriptedModel("test:judge", [_verdict(0.9)], capabilities=LOGPROB_CAPABILITIES)
+    judge = CriterionJudge("The answer is correct.", model, exact=False)
+    result = await judge.judge(Context("What is 5 x 5 x 5?", output="5 x 5 x 5 = 625"))
+    assert "Found by a program" not in model.requests[0].messages[-1].content
+    assert CriterionReport.of(result).computed is None

@@ -108,3 +108,12 @@ def count_errors(statement_text: str, counted_text: str) -> list[Miscalculation]
         if found != stated:
             wrong.append(Miscalculation(match[0].strip(), match["count"], str(found)))
     return wrong
+
+
+def miscalculations(output: str, over: str) -> list[str]:
+    """What a program finds wrong in an output, as reasons: its arithmetic, and the counts
+    it states over `over` (the instruction or the sources it was given) or over itself
+    ("this answer has N words" and the like)."""
+    found = [m.reason for m in arithmetic_errors(output)]
+    found += [m.reason for m in count_errors(output, over)]
+    return found

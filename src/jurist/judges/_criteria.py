@@ -31,6 +31,7 @@ from jurist.core import (
 from jurist.judges._addressed import masked
 from jurist.judges._ask import CallPolicy, ModelRef, ask, model_error_judgment
 from jurist.judges._common import omitted_when_none
+from jurist.judges._computed import miscalculations
 from jurist.judges._criterion_checks import ExactVerdict, exact_verdict
 from jurist.judges._reading import (
     Unreadable,
@@ -142,6 +143,7 @@ class CriterionReport(Report, kind="criterion"):
     method: DecisionMethod
     threshold: float
     exact: str | None = omitted_when_none()
+    computed: tuple[str, ...] | None = omitted_when_none()
     masked: tuple[str, ...] | None = omitted_when_none()
 
 
@@ -226,6 +228,22 @@ def exact_judgment(found: ExactVerdict, criterion: str, threshold: float) -> Jud
     )
 
 
+def computed_evidence(ctx: Context) -> tuple[str, ...]:
+    """What a program finds wrong in the output's arithmetic and in the counts it states
+    over the task and the sources: a small model checks neither, so the model is shown
+    these as evidence before it decides."""
+    return tuple(miscalculations(ctx.output_text(), "\n".join([ctx.goal, *ctx.context])))
+
+
+def with_computed(result: Judgment, computed: Sequence[str]) -> Judgment:
+    """The judgment naming the program's findings the model was shown."""
+    verdict = CriterionReport.of(result)
+    if not computed or verdict is None:
+        return result
+    report = verdict.model_copy(update={"computed": tuple(computed)})
+    return _with(result, **report.to_metadata())
+
+
 def with_masked(result: Judgment, hidden: Sequence[str]) -> Judgment:
     """The judgment naming the sentences addressed to the judge that were masked."""
     verdict = CriterionReport.of(result)
@@ -255,8 +273,10 @@ async def judge_criterion(
     max_tokens: int = ONE_VERDICT_TOKENS,
     reason_first: bool = False,
     template: PromptTemplate | None = None,
+    computed: Sequence[str] = (),
 ) -> Judgment:
-    """One criterion, one call: PASS when P(yes) reaches `threshold`."""
+    """One criterion, one call: PASS when P(yes) reaches `threshold`. `computed` is what a
+    program found wrong in the output (`computed_evidence`), shown to the model."""
     try:
         model = model_ref.get()
     except ModelError as exc:
@@ -276,13 +296,15 @@ async def judge_criterion(
             "criterion": criterion,
             "stated_confidence": stated,
             "reason_first": reason_first,
+            "computed": list(computed),
         },
     )
     if isinstance(got, Judgment):
         return _with(got, criterion=criterion)
-    return verdict_judgment(
+    decided = verdict_judgment(
         got.value, criterion, threshold, usage=got.usage, metadata=got.metadata(judge)
     )
+    return with_computed(decided, computed)
 
 
 class CriterionJudge(BaseJudge):
@@ -334,5 +356,6 @@ class CriterionJudge(BaseJudge):
             policy=self.policy,
             reason_first=self.reason_first,
             template=self.template,
+            computed=computed_evidence(ctx) if self.exact else (),
         )
         return with_masked(result, hidden)

@@ -34,12 +34,14 @@ from jurist.judges._criteria import (
     CriterionReport,
     CriterionVerdict,
     DecisionMethod,
+    computed_evidence,
     criteria_schema,
     criterion_text,
     exact_judgment,
     read_verdict,
     short_name,
     verdict_judgment,
+    with_computed,
     with_masked,
 )
 from jurist.judges._criterion_checks import exact_verdict
@@ -52,7 +54,8 @@ class CriterionRow(ReportRow):
     """One criterion of a criteria judgment: its status, P(yes) and how it was read ("exact"
     when a program decided it; None for one that could not be judged), the confidence in
     the side decided and the reason; `cause` only when it could not be judged,
-    `prompt_sha256` when a call was made."""
+    `prompt_sha256` when a call was made, `computed` when the model was shown what a
+    program found wrong in the output."""
 
     criterion: str
     status: Status
@@ -62,6 +65,7 @@ class CriterionRow(ReportRow):
     reason: str
     cause: Cause | None = omitted_when_none()
     prompt_sha256: str | None = omitted_when_none()
+    computed: tuple[str, ...] | None = omitted_when_none()
 
 
 class CriteriaReport(Report, kind="criteria"):
@@ -173,6 +177,7 @@ class CriteriaJudge(BaseJudge):
         stated = not model.capabilities.logprobs
         count = len(asked)
         shown, hidden = masked(ctx) if self.mask_addressed else (ctx, ())
+        computed = computed_evidence(ctx) if self.exact else ()
         prompt = Prompt(
             self.template, criteria_schema(count, stated=stated, reason_first=self.reason_first)
         )
@@ -186,6 +191,7 @@ class CriteriaJudge(BaseJudge):
                 "criteria": asked,
                 "stated_confidence": stated,
                 "reason_first": self.reason_first,
+                "computed": list(computed),
             },
         )
         if isinstance(got, Judgment):
@@ -194,7 +200,10 @@ class CriteriaJudge(BaseJudge):
         call = got.metadata(self.name)
         answered = {
             criterion: with_masked(
-                verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call),
+                with_computed(
+                    verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call),
+                    computed,
+                ),
                 hidden,
             )
             for verdict, criterion in zip(got.value, asked, strict=True)
@@ -323,6 +332,7 @@ def _row(criterion: str, result: Judgment) -> CriterionRow:
         reason=result.reasoning,
         cause=result.cause,
         prompt_sha256=sha256 if isinstance(sha256, str) else None,
+        computed=verdict.computed if verdict is not None else None,
     )
 
 

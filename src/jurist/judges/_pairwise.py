@@ -31,6 +31,7 @@ from jurist.core import (
 )
 from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, parameters
 from jurist.judges._common import ReportRow
+from jurist.judges._computed import miscalculations
 from jurist.judges._pairwise_pointwise import (
     PairwiseSignals,
     PairwiseWeights,
@@ -38,7 +39,6 @@ from jurist.judges._pairwise_pointwise import (
     combine,
     instruction_requirements,
     length_ratio,
-    miscalculations,
     p_yes_values,
     probability,
     requirement_lines,

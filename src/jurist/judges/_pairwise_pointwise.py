@@ -17,7 +17,6 @@ from pydantic import Field
 from jurist.core import Context, Judgment, Status
 from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask
 from jurist.judges._common import ReportRow
-from jurist.judges._computed import arithmetic_errors, count_errors
 from jurist.judges._criteria import short_name
 from jurist.judges._criteria_judge import CriteriaJudge, CriteriaReport
 from jurist.judges._reading import Unreadable, json_object
@@ -161,14 +160,6 @@ def p_yes_values(judgment: Judgment, requirements: Sequence[str]) -> list[float 
         else:
             values.append(None)
     return values
-
-
-def miscalculations(output: str, instruction: str) -> list[str]:
-    """What a program finds wrong in an output: its arithmetic, and its counts over the
-    instruction (and over itself, for "this answer has N words" style statements)."""
-    found = [m.reason for m in arithmetic_errors(output)]
-    found += [m.reason for m in count_errors(output, instruction)]
-    return found
 
 
 def _mean(values: Sequence[float | None]) -> float:
