@@ -221,3 +221,34 @@ def test_construction_rejects_bad_arguments():
         CommandJudge(["true"], tail_chars=-1)
     with pytest.raises(TypeError, match="env"):
         CommandJudge(["true"], env={"A": 1})
+
+
+async def test_cancelled_while_its_pipes_connect_the_command_group_is_killed():
+    # The command has started (and spawned a child) but asyncio has not yet handed back its
+    # transport when the judge is cancelled: the whole group must still be killed.
+    from jurist.judges._command import _started
+
+    leader = await asyncio.create_subprocess_exec(
+        "sh", "-c", "sleep 60 & wait", start_new_session=True
+    )
+
+    class Transport:
+        closed = False
+
+        def get_pid(self) -> int:
+            return leader.pid
+
+        def close(self) -> None:
+            self.closed = True
+
+    starting: asyncio.Future = asyncio.get_running_loop().create_future()
+    waiting = asyncio.create_task(_started(starting))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    await asyncio.sleep(0)
+    transport = Transport()
+    starting.set_result((transport, None))
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert await asyncio.wait_for(leader.wait(), timeout=10) == -9
+    assert transport.closed
