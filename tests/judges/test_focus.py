@@ -180,6 +180,11 @@ async def test_coverage_without_off_topic_asks_nothing_about_the_statements():
     assert judgment.score is not None
     assert judgment.score.normalized() == pytest.approx(0.6, abs=0.01)
     assert model.calls == 4  # the key facts, then one check per fact
+    checks = [
+        r for r in model.requests if r.json_schema and "verdict" in r.json_schema["properties"]
+    ]
+    # Verdicts alone: no quote is asked for, so none is decoded.
+    assert checks and all(list(r.json_schema["properties"]) == ["verdict"] for r in checks)
 
 
 @pytest.mark.parametrize(
