@@ -184,7 +184,8 @@ async def test_coverage_without_off_topic_asks_nothing_about_the_statements():
         r for r in model.requests if r.json_schema and "verdict" in r.json_schema["properties"]
     ]
     # Verdicts alone: no quote is asked for, so none is decoded.
-    assert checks and all(list(r.json_schema["properties"]) == ["verdict"] for r in checks)
+    assert checks
+    assert all(list(r.json_schema["properties"]) == ["verdict"] for r in checks)
 
 
 @pytest.mark.parametrize(
