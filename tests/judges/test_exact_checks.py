@@ -74,6 +74,20 @@ def test_a_month_and_a_name_the_source_lacks_are_found() -> None:
 def test_a_negation_flip_against_the_evidence_is_found() -> None:
     assert _checks("The mayor attended.", "The mayor did not attend.") == [Check.NEGATION]
     assert _checks("The mayor did not attend.", "The mayor did not attend.") == []
+    assert _checks(
+        "The council approved the budget.", "The council did not approve the budget."
+    ) == [Check.NEGATION]
+
+
+def test_a_negation_about_something_else_in_the_evidence_is_not_a_flip() -> None:
+    # From a SummEval development summary: the claim is true; the quote's "no" is about
+    # the club's plans, not about who the president is.
+    claim = "Josep Maria Bartomeu is the Barcelona club president."
+    evidence = (
+        "Barcelona club president Josep Maria Bartomeu has insisted that the La Liga leaders "
+        "have no plans to replace Luis Enrique."
+    )
+    assert _checks(claim, evidence) == []
 
 
 @pytest.mark.parametrize(

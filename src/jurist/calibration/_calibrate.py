@@ -26,7 +26,6 @@ from jurist.calibration._saved_alignments import (
 )
 from jurist.core import Usage
 from jurist.data import DatasetKind, LabelledDataset, dataset_from_rows, load_labelled
-from jurist.judges import RubricMethods
 from jurist.llm import Model
 from jurist.rubrics import Rubric, get_rubric
 from jurist.runner import Progress, RunResult, evaluate
@@ -214,7 +213,7 @@ def fit_rubric_alignment(
     dimension: str,
     method: Literal["isotonic", "linear"] = "isotonic",
     folds: int = 5,
-    methods: RubricMethods = "rubric",
+    methods: Literal["rubric", "plain"] = "rubric",
 ) -> FittedAlignment:
     """Fits the judge's signals of a calibration run to the human scores of `dimension`,
     validated out of fold by document (GroupKFold on doc_id). `methods` says how the run

@@ -5,13 +5,14 @@ the human scale."""
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
 from jurist.calibration._align import Alignment
 from jurist.calibration._methods import CalibrationMethod, PlainRubric
 from jurist.core import BaseJudge, Context, Judgment
-from jurist.judges import RubricJudge, RubricMethods, RubricReport
+from jurist.judges import RubricJudge, RubricReport
 from jurist.runner import JudgeChoice, RunResult
 from jurist.settings import Settings, get_settings
 
@@ -44,7 +45,7 @@ class FittedAlignment(BaseModel):
     dataset_sha256: str
     n: int
     alignment: Alignment
-    methods: RubricMethods = "plain"
+    methods: Literal["rubric", "plain"] = "plain"
 
 
 def load_alignment(

@@ -89,7 +89,7 @@ from jurist.judges._research import (
     refine_until_pass,
 )
 from jurist.judges._retrieval import Passage, Retriever, UnknownSource
-from jurist.judges._rubric import RubricJudge, RubricMethods
+from jurist.judges._rubric import RubricJudge
 from jurist.judges._rubric_result import CriterionResult, RubricReport, RubricResult, TokensUsed
 from jurist.judges._schema import JsonJudge, SchemaJudge
 from jurist.judges._sentences import (
@@ -186,7 +186,6 @@ __all__ = [
     "ResearchVerdictJudge",
     "Retriever",
     "RubricJudge",
-    "RubricMethods",
     "RubricReport",
     "RubricResult",
     "SchemaJudge",

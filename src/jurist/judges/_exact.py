@@ -156,8 +156,10 @@ def _stem(word: str) -> str:
     word = word.casefold()
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    # "approve" and "approved" (or "approving") share the stem "approv".
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 # -- numbers and months --------------------------------------------------------------------
@@ -274,6 +276,20 @@ def _negated(words: list[str]) -> bool:
     return any(w in _NEGATIONS or w.endswith("n't") for w in words)
 
 
+# How many words before the first shared word a negation still governs ("did not approve").
+_NEGATION_REACH = 3
+
+
+def _stated_part(quoted: list[str], wanted: set[str]) -> list[str]:
+    """The words of the evidence that say what the claim says: from a few words before the
+    first of the claim's content words to the last of them. A negation elsewhere in the
+    sentence is about something else ("president X insisted they have no plans")."""
+    at = [i for i, w in enumerate(quoted) if w not in _STOP and _stem(w) in wanted]
+    if not at:
+        return []
+    return quoted[max(at[0] - _NEGATION_REACH, 0) : at[-1] + 1]
+
+
 def negation_findings(claim: str, evidence: str) -> list[Finding]:
     """The claim and its evidence say the same words but one of them negates them."""
     said, quoted = _lower_words(claim), _lower_words(evidence)
@@ -281,7 +297,7 @@ def negation_findings(claim: str, evidence: str) -> list[Finding]:
     if len(wanted) < 2 or not quoted:
         return []
     shared = len(wanted & _content(quoted)) / len(wanted)
-    if shared < 0.75 or _negated(said) == _negated(quoted):
+    if shared < 0.75 or _negated(said) == _negated(_stated_part(quoted, wanted)):
         return []
     which = "the claim" if _negated(said) else "the source"
     return [
