@@ -87,7 +87,7 @@ def test_a_negation_about_something_else_in_the_evidence_is_not_a_flip() -> None
         "Barcelona club president Josep Maria Bartomeu has insisted that the La Liga leaders "
         "have no plans to replace Luis Enrique."
     )
-    assert _checks(claim, evidence) == []
+    assert findings(claim, evidence, evidence) == []
 
 
 @pytest.mark.parametrize(
