@@ -625,7 +625,7 @@ async def test_a_sentences_leaf_asks_only_its_dimensions_of_the_first_sentences(
             {"type": "coverage", "passages": 3},
             "passages",
             "unknown field; type 'coverage' takes: description, facts, min_score, name, off_topic, "
-            "statements",
+            "quotes, statements",
         ),
         ({"type": "coverage", "facts": 0}, "facts", "Input should be greater than or equal to 1"),
         ({"type": "coverage", "facts": 2.5}, "facts", "Input should be a valid integer"),
