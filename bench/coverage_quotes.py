@@ -17,7 +17,6 @@ Run: flock /tmp/jurist-model.lock uv run python bench/coverage_quotes.py [--arti
 
 import argparse
 import asyncio
-import json
 import random
 import statistics
 import time
@@ -25,25 +24,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from scipy.stats import spearmanr
+from summeval_dev import DATA, GOAL, items
 
 from jurist.core import Context
 from jurist.judges import CoverageJudge
 from jurist.judges._ask import ModelRef
 from jurist.judges._focus import KeyFacts
 from jurist.llm import get_model
-
-DATA = Path(__file__).parents[2] / "shared" / "data" / "dev" / "summeval-dev.jsonl"
-GOAL = "Summarise the article."
-
-
-def items(path: Path, articles: int, per_article: int, seed: int) -> list[dict[str, object]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    by_article: dict[str, list[dict[str, object]]] = defaultdict(list)
-    for row in rows:
-        by_article[str(row["doc_id"])].append(row)
-    rng = random.Random(seed)
-    chosen = rng.sample(sorted(by_article), articles)
-    return [row for doc in chosen for row in rng.sample(by_article[doc], per_article)]
 
 
 def spearman(xs: list[float], ys: list[float]) -> float | None:

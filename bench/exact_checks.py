@@ -20,7 +20,6 @@ Run: flock /tmp/jurist-model.lock uv run python bench/exact_checks.py [--article
 
 import argparse
 import asyncio
-import json
 import random
 import statistics
 from collections import defaultdict
@@ -28,22 +27,10 @@ from pathlib import Path
 
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
+from summeval_dev import DATA, GOAL, items
 
 from jurist.judges import ClaimExtractor, ClaimVerifier, SupportOptions
 from jurist.llm import get_model
-
-DATA = Path(__file__).parents[2] / "shared" / "data" / "dev" / "summeval-dev.jsonl"
-GOAL = "Summarise the article."
-
-
-def items(path: Path, articles: int, per_article: int, seed: int) -> list[dict[str, object]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    by_article: dict[str, list[dict[str, object]]] = defaultdict(list)
-    for row in rows:
-        by_article[str(row["doc_id"])].append(row)
-    rng = random.Random(seed)
-    chosen = rng.sample(sorted(by_article), articles)
-    return [row for doc in chosen for row in rng.sample(by_article[doc], per_article)]
 
 
 def interval(xs: list[float], ys: list[float]) -> tuple[float, float]:

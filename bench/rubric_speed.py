@@ -14,26 +14,24 @@ Run: flock /tmp/jurist-model.lock uv run python bench/rubric_speed.py [--article
 
 import argparse
 import asyncio
-import json
 import random
 import statistics
 import time
 from pathlib import Path
+
+from summeval_dev import DATA, GOAL, rows
 
 from jurist.core import Context
 from jurist.judges import RubricJudge
 from jurist.llm import get_model
 from jurist.rubrics import get_rubric
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "dev" / "summeval-dev.jsonl"
-GOAL = "Summarise the article."
-
 
 def chosen(path: Path, articles: int, seed: int) -> list[dict[str, object]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    every = rows(path)
     first: dict[str, dict[str, object]] = {}
     rng = random.Random(seed)
-    for row in rng.sample(rows, len(rows)):
+    for row in rng.sample(every, len(every)):
         first.setdefault(str(row["doc_id"]), row)
     return [first[doc] for doc in sorted(first)[:articles]]
 

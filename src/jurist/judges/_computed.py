@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, DivisionByZero, InvalidOperation
+from typing import Literal
 
 from jurist.judges._quantities import NUMBER_WORDS
 
@@ -38,11 +39,13 @@ _COUNT = re.compile(
 
 @dataclass(frozen=True)
 class Miscalculation:
-    """A statement the program checked and found wrong: `stated` where `computed` is right."""
+    """A statement the program checked and found wrong: `stated` where `computed` is right;
+    `kind` says whether it was arithmetic or a count."""
 
     statement: str
     stated: str
     computed: str
+    kind: Literal["arithmetic", "count"]
 
     @property
     def reason(self) -> str:
@@ -87,7 +90,9 @@ def arithmetic_errors(text: str) -> list[Miscalculation]:
         stated = Decimal(match["result"])
         places = len(match["result"].split(".")[1]) if "." in match["result"] else 0
         if abs(computed - stated) > Decimal(5) * Decimal(10) ** -(places + 1):
-            wrong.append(Miscalculation(match[0].strip(), match["result"], _shown(computed)))
+            wrong.append(
+                Miscalculation(match[0].strip(), match["result"], _shown(computed), "arithmetic")
+            )
     return wrong
 
 
@@ -106,14 +111,12 @@ def count_errors(statement_text: str, counted_text: str) -> list[Miscalculation]
         stated = _TIMES.get(said) or NUMBER_WORDS.get(said) or int(said)
         found = _occurrences(match["what"], match["item"].strip(), counted_text)
         if found != stated:
-            wrong.append(Miscalculation(match[0].strip(), match["count"], str(found)))
+            wrong.append(Miscalculation(match[0].strip(), match["count"], str(found), "count"))
     return wrong
 
 
-def miscalculations(output: str, over: str) -> list[str]:
-    """What a program finds wrong in an output, as reasons: its arithmetic, and the counts
-    it states over `over` (the instruction or the sources it was given) or over itself
-    ("this answer has N words" and the like)."""
-    found = [m.reason for m in arithmetic_errors(output)]
-    found += [m.reason for m in count_errors(output, over)]
-    return found
+def miscalculations(output: str, over: str) -> list[Miscalculation]:
+    """What a program finds wrong in an output: its arithmetic, and the counts it states
+    over `over` (the instruction or the sources it was given) or over itself ("this answer
+    has N words" and the like)."""
+    return arithmetic_errors(output) + count_errors(output, over)

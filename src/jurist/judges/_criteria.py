@@ -232,25 +232,21 @@ def computed_evidence(ctx: Context) -> tuple[str, ...]:
     """What a program finds wrong in the output's arithmetic and in the counts it states
     over the task and the sources: a small model checks neither, so the model is shown
     these as evidence before it decides."""
-    return tuple(miscalculations(ctx.output_text(), "\n".join([ctx.goal, *ctx.context])))
+    over = "\n".join([ctx.goal, *ctx.context])
+    return tuple(m.reason for m in miscalculations(ctx.output_text(), over))
 
 
-def with_computed(result: Judgment, computed: Sequence[str]) -> Judgment:
-    """The judgment naming the program's findings the model was shown."""
+def with_notes(
+    result: Judgment, *, computed: Sequence[str] = (), masked: Sequence[str] = ()
+) -> Judgment:
+    """The judgment naming what the model was shown besides the output: the program's
+    findings (`computed`) and the sentences addressed to the judge it saw masked."""
     verdict = CriterionReport.of(result)
-    if not computed or verdict is None:
+    pairs = (("computed", computed), ("masked", masked))
+    notes = {key: tuple(value) for key, value in pairs if value}
+    if not notes or verdict is None:
         return result
-    report = verdict.model_copy(update={"computed": tuple(computed)})
-    return _with(result, **report.to_metadata())
-
-
-def with_masked(result: Judgment, hidden: Sequence[str]) -> Judgment:
-    """The judgment naming the sentences addressed to the judge that were masked."""
-    verdict = CriterionReport.of(result)
-    if not hidden or verdict is None:
-        return result
-    report = verdict.model_copy(update={"masked": tuple(hidden)})
-    return _with(result, **report.to_metadata())
+    return _with(result, **verdict.model_copy(update=notes).to_metadata())
 
 
 def _with(judgment: Judgment, **extra: Any) -> Judgment:
@@ -276,7 +272,8 @@ async def judge_criterion(
     computed: Sequence[str] = (),
 ) -> Judgment:
     """One criterion, one call: PASS when P(yes) reaches `threshold`. `computed` is what a
-    program found wrong in the output (`computed_evidence`), shown to the model."""
+    program found wrong in the output (`computed_evidence`), shown to the model; the
+    caller notes it in the report (`with_notes`)."""
     try:
         model = model_ref.get()
     except ModelError as exc:
@@ -301,10 +298,9 @@ async def judge_criterion(
     )
     if isinstance(got, Judgment):
         return _with(got, criterion=criterion)
-    decided = verdict_judgment(
+    return verdict_judgment(
         got.value, criterion, threshold, usage=got.usage, metadata=got.metadata(judge)
     )
-    return with_computed(decided, computed)
 
 
 class CriterionJudge(BaseJudge):
@@ -347,6 +343,7 @@ class CriterionJudge(BaseJudge):
         if found is not None:
             return exact_judgment(found, self.criterion, self.threshold)
         shown, hidden = masked(ctx) if self.mask_addressed else (ctx, ())
+        computed = computed_evidence(ctx) if self.exact else ()
         result = await judge_criterion(
             shown,
             self.criterion,
@@ -356,6 +353,6 @@ class CriterionJudge(BaseJudge):
             policy=self.policy,
             reason_first=self.reason_first,
             template=self.template,
-            computed=computed_evidence(ctx) if self.exact else (),
+            computed=computed,
         )
-        return with_masked(result, hidden)
+        return with_notes(result, computed=computed, masked=hidden)

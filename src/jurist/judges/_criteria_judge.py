@@ -41,8 +41,7 @@ from jurist.judges._criteria import (
     read_verdict,
     short_name,
     verdict_judgment,
-    with_computed,
-    with_masked,
+    with_notes,
 )
 from jurist.judges._criterion_checks import exact_verdict
 from jurist.judges._reading import numbered_answers
@@ -199,12 +198,10 @@ class CriteriaJudge(BaseJudge):
             return self._all_errored(got, exact)
         call = got.metadata(self.name)
         answered = {
-            criterion: with_masked(
-                with_computed(
-                    verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call),
-                    computed,
-                ),
-                hidden,
+            criterion: with_notes(
+                verdict_judgment(verdict, criterion, self.threshold, usage=None, metadata=call),
+                computed=computed,
+                masked=hidden,
             )
             for verdict, criterion in zip(got.value, asked, strict=True)
         }

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from jurist.judges._computed import arithmetic_errors, count_errors
+from jurist.judges._computed import miscalculations
 from jurist.judges._quantities import MONTHS, NUMBER_WORDS, Quantity, months, quantities
 
 
@@ -376,15 +376,10 @@ def source_findings(claim: str, evidence: str, source: str) -> list[Finding]:
 def computed_findings(claim: str, source: str) -> list[Finding]:
     """Arithmetic the claim states wrongly, and counts over the source it gets wrong: the
     program computes them ("5 x 5 x 5 = 625" comes to 125)."""
-    found = [
-        Finding(Check.ARITHMETIC, wrong.stated, wrong.computed, wrong.reason)
-        for wrong in arithmetic_errors(claim)
+    return [
+        Finding(Check(wrong.kind), wrong.stated, wrong.computed, wrong.reason)
+        for wrong in miscalculations(claim, source)
     ]
-    found += [
-        Finding(Check.COUNT, wrong.stated, wrong.computed, wrong.reason)
-        for wrong in count_errors(claim, source)
-    ]
-    return found
 
 
 def evidence_findings(claim: str, evidence: str) -> list[Finding]:

@@ -418,8 +418,8 @@ class PairwiseJudge(BaseJudge):
             RequirementRow(requirement=r, p_yes_a=x, p_yes_b=y)
             for r, x, y in zip(requirements, p_a, p_b, strict=True)
         )
-        errors_a = miscalculations(a, ctx.goal)
-        errors_b = miscalculations(b, ctx.goal)
+        errors_a = [m.reason for m in miscalculations(a, ctx.goal)]
+        errors_b = [m.reason for m in miscalculations(b, ctx.goal)]
         direct_values = [r.p_a for r in readings]
         direct_p_a = (
             sum(p for p in direct_values if p is not None) / len(direct_values)

@@ -107,11 +107,7 @@ _DIGITS = re.compile(
 )
 _SPELLED = "|".join(NUMBER_WORDS)
 _WRITTEN = re.compile(
-    r"\b(?P<word>"
-    + "|".join(NUMBER_WORDS)
-    + r")(?:[\s-](?P<word2>"
-    + "|".join(NUMBER_WORDS)
-    + r"))?"
+    r"\b(?P<word>" + _SPELLED + r")(?:[\s-](?P<word2>" + _SPELLED + r"))?"
     r"\s(?P<scale>thousand|million|billion|trillion)\b",
     re.IGNORECASE,
 )
