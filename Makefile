@@ -9,7 +9,7 @@ DEMO_EXTRAS := --extra local --extra calibration --extra server --extra embeddin
 	--extra dataframes --extra postgres --extra openai --extra anthropic
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 
-.PHONY: demo test lint uv postgres
+.PHONY: demo test lint uv postgres chromium
 
 uv:
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
@@ -39,5 +39,10 @@ postgres:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null)
 
-test: lint postgres
+# The offline API pages are checked in a real headless browser: the system's Chromium.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+test: lint postgres chromium
 	$(UV) run --frozen pytest
