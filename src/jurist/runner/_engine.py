@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from jurist.core import Cause, Judge, Judgment, judge_name, run_judge, to_json_safe
-from jurist.data import Dataset, Item, load_dataset
+from jurist.data import Dataset, FieldMap, Item
+from jurist.runner._inputs import Rows, as_dataset
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult, RunSummary
@@ -33,9 +34,10 @@ _SAME_ON_RESUME: Mapping[str, frozenset[str]] = {
 
 
 async def evaluate(
-    dataset: Dataset | str | Path,
+    dataset: Dataset | str | Path | Rows,
     judge: Judge | JudgeChoice,
     *,
+    field_map: FieldMap | str | None = None,
     concurrency: int = 8,
     store: RecordStore | None = None,
     run: str | None = None,
@@ -44,8 +46,13 @@ async def evaluate(
     progress: Progress | None = None,
     keep: Callable[[RunResult], Mapping[str, Any]] | None = None,
 ) -> RunResult:
-    """Judge every item of `dataset` (a Dataset, or a file read with the default field
-    map) with `judge`, at most `concurrency` at a time.
+    """Judge every item of `dataset` with `judge`, at most `concurrency` at a time.
+
+    `dataset` is a Dataset, a dataset file, or rows in memory: a list of dicts, each with
+    an `output` and, as it has them, a `goal`, `context` (passages), `reference` and `id`.
+    A file and rows are read through `field_map` (`"goal=input,output=actual_output"`,
+    see FieldMap; the default columns otherwise). A row in memory that cannot be judged is a
+    DatasetError naming the row and field, raised before anything is judged.
 
     A judge that raises gives that item an ERROR judgment with the exception (never a lost
     item); a row that could not become a Context is ERROR with cause `bad_input`. With a
@@ -61,8 +68,7 @@ async def evaluate(
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    if not isinstance(dataset, Dataset):
-        dataset = load_dataset(dataset)
+    dataset = as_dataset(dataset, field_map)
     if isinstance(judge, JudgeChoice):
         the_judge, about, model = judge.judge, judge.describe(), judge.model
     else:
