@@ -1,7 +1,7 @@
 """A labelled set of acceptance criteria whose labels come from a program, not a model.
 
 Real outputs (both outputs of the pairwise dev sets, and SummEval summaries) are read from
-../shared/data/dev by path. Each chosen output gets four criteria of checkable shapes, two
+bench/data by path. Each chosen output gets four criteria of checkable shapes, two
 met and two not, each labelled by a few lines of code written here (independently of the
 judge's own exact checks): length in words or characters, a quoted keyword, a list of at
 least three items, a number in digits, a percentage, valid JSON, a Markdown heading first,
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "dev"
+DATA = Path(__file__).parent / "data"  # the development sets, see data/README.md
 FILES = ("pairwise-llmeval2.jsonl", "pairwise-autoj-dev.jsonl", "summeval-dev.jsonl")
 SUMMARY_GOAL = "Summarise the news article in a few sentences."
 MAX_WORDS = 220

@@ -14,13 +14,14 @@ import time
 from pathlib import Path
 from string import Template
 
+from jurist.data import summeval_100_path
 from jurist.llm import Request
 from jurist.llm._catalog import CATALOG
 from jurist.llm._embedded import EmbeddedModel
 from jurist.llm._weights import prepare_weights
 from jurist.settings import get_settings
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+DATA = summeval_100_path()  # the calibration set shipped in the package
 PROMPT = Template((Path(__file__).parent / "prompts" / "consistency.txt").read_text())
 VERDICT = {
     "type": "object",

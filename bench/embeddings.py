@@ -12,11 +12,11 @@ import asyncio
 import json
 import statistics
 import time
-from pathlib import Path
 
+from jurist.data import summeval_100_path
 from jurist.llm import MiniLMEmbedder
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+DATA = summeval_100_path()  # the calibration set shipped in the package
 
 
 def sentences(count: int, words: int = 20) -> list[str]:

@@ -1,6 +1,6 @@
 """How well claim-level grounding tracks human judgments of factual consistency.
 
-On ../shared/data/calibration/summeval-100.jsonl (article as the context, summary as the
+On the shipped SummEval calibration set (article as the context, summary as the
 output), the FaithfulnessJudge's method extracts the summary's claims and checks each
 against the article. Printed, against the human consistency scores: Spearman and Kendall
 of the faithfulness score (supported / total) and of the mean P(supported), with bootstrap
@@ -30,12 +30,13 @@ import numpy as np
 from scipy import stats
 
 from jurist.core import Usage
+from jurist.data import summeval_100_path
 from jurist.judges import ClaimExtractor, ClaimVerifier, SupportOptions
 from jurist.judges._grounding import Grounding
 from jurist.llm import get_model
 from jurist.settings import Settings
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+DATA = summeval_100_path()  # the calibration set shipped in the package
 GOAL = "Summarise the news article in a few sentences."
 BOOTSTRAP = 2000
 

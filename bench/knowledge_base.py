@@ -1,7 +1,7 @@
 """How fast the knowledge base ingests, and how often its search finds the right document,
 on SQLite and on PostgreSQL.
 
-The 25 source articles of ../shared/data/calibration/summeval-100.jsonl go into one
+The 25 source articles of the shipped SummEval calibration set go into one
 collection (one document each, id = doc_id, default chunking); printed: seconds to ingest,
 seconds to ingest them again unchanged, and the number of chunks.
 
@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jurist.data import summeval_100_path
 from jurist.judges import Passage, split_sentences
 from jurist.knowledge import KnowledgeBase
 from jurist.llm import get_embedder
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+DATA = summeval_100_path()  # the calibration set shipped in the package
 TESTS = Path(__file__).parents[1] / "tests"
 COLLECTION = "summeval"
 MIN_QUERY_WORDS = 5

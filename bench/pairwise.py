@@ -1,6 +1,6 @@
 """Pairwise position bias on human-rated summaries, before and after calibration.
 
-Pairs come from ../shared/data/calibration/summeval-100.jsonl (four summaries per
+Pairs come from the shipped SummEval calibration set (four summaries per
 document): within each of the first `--docs` documents, every two summaries whose human
 scores, averaged over the four dimensions, differ by at least `--margin`; the human prefers
 the higher. Which one is output A alternates from pair to pair (the preferred one is A in
@@ -31,7 +31,14 @@ from jurist.calibration import (
     PositionReport,
     position_report,
 )
-from jurist.data import Dataset, DatasetKind, FieldMap, dataset_from_rows, load_labelled
+from jurist.data import (
+    Dataset,
+    DatasetKind,
+    FieldMap,
+    dataset_from_rows,
+    load_labelled,
+    summeval_100_path,
+)
 from jurist.judges import PairwiseJudge
 from jurist.judges._pairwise import OUTPUT_B
 from jurist.llm import Model
@@ -45,7 +52,7 @@ from jurist.runner import (
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+DATA = summeval_100_path()  # the calibration set shipped in the package
 INSTRUCTION = "Summarise the article."
 # The human scores are means of three experts kept to four decimals (1.3333), so two
 # summaries meant to differ by exactly the margin can fall short of it by rounding.

@@ -1,7 +1,7 @@
 """Pairwise comparison on the human-labelled dev pairs: pointwise evidence against the direct
 answer, with the weights fitted out of fold.
 
-Pairs: a seeded subset of ../shared/data/dev/pairwise-llmeval2.jsonl and
+Pairs: a seeded subset of bench/data/pairwise-llmeval2.jsonl and
 pairwise-autoj-dev.jsonl, `--per-set` pairs from each, balanced between the labels A and B
 (ties left out: the figure is the non-tie accuracy), among pairs whose instruction and outputs
 together stay under `--max-chars` (the 1.5B model reads a few hundred tokens a second, one
@@ -34,7 +34,7 @@ from jurist.core import Judgment
 from jurist.judges import PairwiseJudge, PairwiseReport, pairwise_context
 from jurist.settings import get_settings
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "dev"
+DATA = Path(__file__).parent / "data"  # the development sets, see data/README.md
 SETS = ("pairwise-llmeval2.jsonl", "pairwise-autoj-dev.jsonl")
 FEATURES = ("requirements", "direct", "length")
 ERRORS_WEIGHT = 3.0

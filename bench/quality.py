@@ -1,6 +1,6 @@
 """Judgment quality by method, on human-rated summaries (the methods' harness).
 
-Each method (`jurist calibrate --method`) scores ../shared/data/calibration/summeval-100.jsonl
+Each method (`jurist calibrate --method`) scores the shipped SummEval calibration set
 with the chosen model; every run is stored, so a rerun resumes and only judges what is
 missing. Printed, one row per method and dimension: Spearman and Kendall, over all items and
 averaged per document, with bootstrap 95% intervals (and pooled Pearson, which the Pearson target
@@ -53,14 +53,14 @@ from jurist.calibration import (
     seconds_of,
 )
 from jurist.core import Judgment, Usage
-from jurist.data import LabelledDataset
+from jurist.data import LabelledDataset, summeval_100_path
 from jurist.judges import ClaimsReport, relevance_f1
 from jurist.rubrics import get_rubric
 from jurist.runner import RunResult, load_run
 from jurist.settings import get_settings
 from jurist.store import RecordStore
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "calibration" / "summeval-100.jsonl"
+DATA = summeval_100_path()  # the calibration set shipped in the package
 GOAL = "Summarise the article."
 # Other readings of a method's stored judgments that the out-of-fold choice may pick from.
 VARIANTS = {"claims": ["claims:mean", "claims:share"]}

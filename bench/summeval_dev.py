@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).parents[2] / "shared" / "data" / "dev" / "summeval-dev.jsonl"
+DATA = Path(__file__).parent / "data" / "summeval-dev.jsonl"
 GOAL = "Summarise the article."
 
 

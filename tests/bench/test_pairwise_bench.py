@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from jurist.data import summeval_100_path
 from jurist.llm import Request, Response
 from jurist.store import RecordStore
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
-from shared_data import SUMMEVAL
 
 _PATH = Path(__file__).parents[2] / "bench" / "pairwise.py"
 _SPEC = importlib.util.spec_from_file_location("bench_pairwise", _PATH)
@@ -247,9 +247,8 @@ async def test_pairs_from_one_document_are_refused_before_judging(
     assert model.calls == 0
 
 
-@pytest.mark.skipif(not SUMMEVAL.exists(), reason="the shared SummEval calibration set is absent")
 def test_the_summeval_pairs_of_the_default_bench() -> None:
-    pairs = bench.build_pairs(SUMMEVAL)
+    pairs = bench.build_pairs(summeval_100_path())
     assert len(pairs) == 23
     assert len({p.doc_id for p in pairs}) == 8
     assert [p.label for p in pairs] == ["A", "B"] * 11 + ["A"]

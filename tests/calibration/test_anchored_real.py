@@ -4,9 +4,9 @@ SummEval items: each is judged with examples from the other document only, and s
 import dataclasses
 
 from jurist.calibration import Anchored, calibrate, calibration_dataset
+from jurist.data import summeval_100_path
 from jurist.llm._get_model import get_model
 from jurist.settings import Settings
-from shared_data import SUMMEVAL
 
 
 async def test_two_summeval_items_anchored_on_the_embedded_model():
@@ -14,7 +14,7 @@ async def test_two_summeval_items_anchored_on_the_embedded_model():
     model = get_model("local:qwen2.5-1.5b", settings=settings)
     # Items 0 and 4 are summaries of two different documents, so each has the other's
     # document to draw one example from.
-    full = calibration_dataset(SUMMEVAL, limit=8)
+    full = calibration_dataset(summeval_100_path(), limit=8)
     chosen = (full.ratings[0], full.ratings[4])
     assert chosen[0].doc_id != chosen[1].doc_id
     dataset = dataclasses.replace(full, items=chosen)

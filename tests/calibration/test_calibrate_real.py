@@ -2,16 +2,16 @@
 rubric's scores reach the report with their latencies, and the run is stored."""
 
 from jurist.calibration import calibrate, calibration_dataset, stored_report
+from jurist.data import summeval_100_path
 from jurist.llm._get_model import get_model
 from jurist.settings import Settings
 from jurist.store import RecordStore
-from shared_data import SUMMEVAL
 
 
 async def test_two_summeval_items_on_the_embedded_model(tmp_path):
     settings = Settings(JURIST_MODELS_DIR=str(Settings().models_dir), JURIST_CACHE="0")
     model = get_model("local:qwen2.5-1.5b", settings=settings)
-    dataset = calibration_dataset(SUMMEVAL, limit=2)
+    dataset = calibration_dataset(summeval_100_path(), limit=2)
     async with await RecordStore.open(f"sqlite:///{tmp_path / 'store.sqlite3'}") as store:
         done = await calibrate(
             dataset,

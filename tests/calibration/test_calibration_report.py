@@ -14,8 +14,7 @@ from jurist.calibration import (
     pairwise_report,
     ratings_report,
 )
-from jurist.data import LabelledDataset, load_labelled
-from shared_data import SUMMEVAL
+from jurist.data import LabelledDataset, load_labelled, summeval_100
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -260,11 +259,8 @@ def test_a_report_builder_refuses_the_wrong_kind_of_dataset(binary):
         ratings_report(binary, {}, judge="j", model="m")
 
 
-def test_summeval_with_a_perfect_judge_passes_qv03():
-    path = SUMMEVAL
-    if not path.exists():
-        pytest.skip("the shared SummEval calibration set is absent")
-    dataset = load_labelled(path)
+def test_summeval_with_a_perfect_judge_reaches_the_target_on_every_dimension():
+    dataset = summeval_100()
     scores = {item.id: dict(item.human_scores) for item in dataset.ratings}
     report = ratings_report(
         dataset, scores, judge="oracle", model="none", n_boot=20, created_at=WHEN

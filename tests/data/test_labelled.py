@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from jurist.data import DatasetError, DatasetKind, load_labelled
-from shared_data import SUMMEVAL
+from jurist.data import DatasetError, DatasetKind, load_labelled, summeval_100_path
+
+SUMMEVAL = summeval_100_path()
 
 
 def _jsonl(path: Path, *records: dict[str, object]) -> Path:
@@ -27,7 +28,6 @@ def _rating(item_id: str, **changes: object) -> dict[str, object]:
     return record
 
 
-@pytest.mark.skipif(not SUMMEVAL.exists(), reason="the shared SummEval calibration set is absent")
 def test_summeval_100_loads_100_items_from_25_documents():
     dataset = load_labelled(SUMMEVAL)
     assert dataset.kind is DatasetKind.RATINGS
