@@ -83,7 +83,7 @@ def test_finding_weights_are_matched_without_case():
     assert finding_load({"HIGH": 2, "low": 7}, limits) == 2.0
 
 
-# The spec's master configuration, as its appendix writes it.
+# A system-wide configuration of the whole judge system, its limits among other sections.
 SPEC_CONFIG = {
     "system": {
         "bootstrap_mode": True,
@@ -106,7 +106,7 @@ def test_the_spec_master_configuration_maps_onto_limits():
     assert limits.max_iterations == 50
     assert limits.min_improvement_threshold == 0.05
     assert limits.breakpoint is Breakpoint.SIGNIFICANT_CHANGE
-    assert limits.max_tokens is None  # not in the spec: the default
+    assert limits.max_tokens is None  # not in the configuration: the default
 
 
 def test_jurist_keys_are_read_at_the_top_and_under_constraints():

@@ -1,7 +1,7 @@
 """The improvement loop with scripted models: acceptance on held-back cases, rejection,
 each circuit breaker, a budget refused before the call, a breakpoint that pauses the cycle
 and resumes it after a restart, a malformed answer recorded with its field, and the
-reputations the spec's rules move."""
+reputations the loop's rules move."""
 
 import json
 from dataclasses import dataclass, field

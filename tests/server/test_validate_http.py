@@ -1,4 +1,4 @@
-"""POST /validate over real HTTP: the spec's examples, persistence, and every error path."""
+"""POST /validate over real HTTP: example requests, persistence, and every error path."""
 
 import asyncio
 import sqlite3
@@ -19,7 +19,7 @@ NAMING = "Function has proper naming"
 CLAIM = "Function is O(n log n) complexity"
 QUALITY = {"completeness": 5, "clarity": 4, "consistency": 5}
 
-# The service spec's example requests.
+# Example requests: a sorting function that passes, and one with a claim to check.
 VALID = {
     "output": {
         "code": "def sort_list(lst): return sorted(lst)",

@@ -221,7 +221,7 @@ def limit_usage(state: CycleState, limits: Limits) -> dict[Breaker, float]:
 def limits_approached(
     state: CycleState, limits: Limits, threshold: float = 0.8
 ) -> tuple[Breaker, ...]:
-    """The limits the state has used `threshold` or more of (the spec's "constitutional
+    """The limits the state has used `threshold` or more of (a "constitutional
     boundary approached"); empty when none."""
     return tuple(
         breaker
@@ -405,7 +405,7 @@ def involvement(
     on a trigger: after 20 or more successful iterations, with every reputation above 0.85,
     consistent improvement and no recent breaker trip (less oversight than medium cannot
     come with a condition medium forbids). Medium, every third iteration: past the fifth
-    iteration with every reputation above 0.7 and no recent breaker trip; the spec places it
+    iteration with every reputation above 0.7 and no recent breaker trip; it belongs
     at iterations 6-20, where it sits before low takes over, and a long cycle that has not
     earned low stays at medium rather than falling back to high. Anything else: high.
     """

@@ -342,7 +342,7 @@ class Cycle(CycleCalls):
         )
 
     def _involvement(self, state: LoopState, number: int) -> Involvement:
-        """How closely the meta judge watches: the spec's levels, where "consistent
+        """How closely the meta judge watches: high, medium or low, where "consistent
         improvement" means a stability score of at least STEADY."""
         governance = state.governance
         return involvement(

@@ -95,14 +95,14 @@ class Limits(BaseModel):
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], *, source: str = "limits") -> "Limits":
         """Limits from a configuration mapping: jurist's own keys (the fields above), and the
-        keys of the spec's master configuration where they mean the same thing:
+        keys of a system-wide configuration (system, judges, constraints) that mean the same:
 
         - `constraints.max_cost_per_cycle_usd` -> `max_cost_usd`
         - `constraints.max_iterations_per_cycle` -> `max_iterations`
         - `constraints.min_improvement_threshold` -> `min_improvement_threshold`
         - `system.default_human_breakpoints` (a list) -> `breakpoint`, the most demanding named
 
-        jurist's own keys may also sit under `constraints`. The spec's keys that belong to other
+        jurist's own keys may also sit under `constraints`. Keys that belong to other
         parts of the system (`system.bootstrap_mode`, `judges`, `monitoring`, ...) are skipped;
         any other key is an error, so a misspelt limit is never silently the default.
         """
@@ -148,7 +148,7 @@ _SPEC_CONSTRAINTS = {
     "min_improvement_threshold": "min_improvement_threshold",
 }
 _SPEC_BREAKPOINTS = "default_human_breakpoints"
-# Keys of the spec's configuration that configure other parts of the system.
+# Keys of a system-wide configuration that configure other parts of the system.
 _SPEC_SYSTEM_ELSEWHERE = frozenset({"bootstrap_mode", "max_concurrent_cycles"})
 _SPEC_SECTIONS_ELSEWHERE = frozenset({"judges", "monitoring"})
 # Most demanding first: of several breakpoints named, the first of these wins.

@@ -14,7 +14,7 @@ One iteration:
    answer the held-back cases, where they are scored alike;
 5. decision: the proposal is accepted when its held-back score beats the current one by
    more than `min_improvement_threshold`, after a human's approval when the change is
-   significant (or the meta judge escalates). Reputations move by the spec's rules; the
+   significant (or the meta judge escalates). Reputations move by fixed rules; the
    circuit breakers decide whether the cycle goes on.
 
 Budgets are enforced before each model call (`Budgeted`), so a cycle never spends past

@@ -253,7 +253,7 @@ class HallucinationJudge(GroundingJudge):
     Each unsupported claim is an issue (severity warning, type unsupported_claim) with the
     nearest evidence. FAIL when more than `max_unsupported` claims are unsupported; ABSTAIN
     without a context; ERROR when claims could not be checked and none was found
-    unsupported. Confidence is 1 - unsupported / total claims, as the service spec has it;
+    unsupported. Confidence is 1 - unsupported / total claims, as the validation API defines it;
     the score is the share of claims supported.
     """
 

@@ -4,7 +4,7 @@ an audit log, PII redaction, Prometheus metrics and persistence in jurist's stor
     jurist serve                      # 127.0.0.1:8005, the embedded model, SQLite
     curl -s localhost:8005/validate -d @request.json -H 'content-type: application/json'
 
-`create_app()` builds the app from the environment (the spec's JUDGE_* and other variables,
+`create_app()` builds the app from the environment (the JUDGE_* and other variables,
 JURIST_DATABASE_URL, JURIST_API_KEYS; see ENVIRONMENT_VARIABLES).
 """
 

@@ -1,4 +1,4 @@
-"""The service's configuration, from the environment: the service spec's variables plus
+"""The service's configuration, from the environment: the JUDGE_* and feature variables plus
 jurist's own. A bad value stops the start with a message naming the variable."""
 
 import os
@@ -165,7 +165,7 @@ class ConfigError(JuristError, ValueError):
 def _variable(settings_type: type[BaseSettings], field: str) -> str:
     alias = settings_type.model_fields[field].validation_alias
     if isinstance(alias, AliasChoices):
-        # The spec's name when there is one (the last choice), as operators will have set it.
+        # The public name when there is one (the last choice), as operators will have set it.
         names = [str(choice) for choice in alias.choices]
         present = [name for name in names if name in os.environ]
         return present[0] if present else names[-1]

@@ -1,5 +1,5 @@
 """Prometheus metrics: requests, validations by outcome, latency per layer, and the
-qualitative spec's metrics (evaluation time, score and confidence distributions, essential
+quality metrics (evaluation time, score and confidence distributions, essential
 failure rate, tokens), model errors by kind and cost.
 
 Each app has its own registry, so several apps (tests, embedders) never collide. With

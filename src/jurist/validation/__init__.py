@@ -11,7 +11,7 @@ back as one result with every issue, its severity and a suggestion.
     })
     result.valid, [issue.message for issue in result.issues]
 
-The request and result are the service spec's, field for field; jurist's additions (per-layer
+The request and result are the public API's, field for field; jurist's additions (per-layer
 status, timing, usage and cost) are under `result.metadata`, a ValidationMetadata.
 """
 

@@ -1,6 +1,6 @@
 """The five layers: each runs one judge and reads its judgment as the service's issues.
 
-A layer's confidence is the service spec's: the share of what it checked that held (schema
+A layer's confidence is the API's: the share of what it checked that held (schema
 1 or 0, facts verified / claims, criteria met / criteria, 1 - unsupported / claims, the
 quality score), not the judge's certainty, which stays in the judgment.
 

@@ -1,4 +1,4 @@
-"""The validation service's request and result, field for field as the service spec's API
+"""The validation service's request and result, field for field as the service's public API
 documents them. jurist's own additions go under the result's `metadata`, a
 ValidationMetadata."""
 

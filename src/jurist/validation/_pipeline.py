@@ -5,7 +5,7 @@ merged into one result.
 
 valid = no error issue and no failed criterion; confidence = the mean of the layer
 confidences; quality_score = the quality layer's score, or 0.5 when quality was not asked
-for (the spec's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
+for (the API's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
 """
 
 import time
