@@ -13,6 +13,7 @@ from jurist.cli._criteria import criteria
 from jurist.cli._cycles import cycles_app
 from jurist.cli._eval import eval_command
 from jurist.cli._grounding import facts, grounding
+from jurist.cli._help import ReadableGroup
 from jurist.cli._improve import improve_command
 from jurist.cli._judge import judge
 from jurist.cli._kb import kb_app
@@ -29,6 +30,11 @@ from jurist.settings import get_settings
 app = typer.Typer(
     name="jurist",
     help="Judge the outputs of language models and agents.",
+    cls=ReadableGroup,
+    # Help text is Markdown: a docstring's paragraphs flow to the terminal's width, while
+    # lists and indented examples keep their lines.
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

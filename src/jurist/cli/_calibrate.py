@@ -11,7 +11,6 @@ from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
     BadInput,
     GoalOption,
-    JsonOption,
     ModelOption,
     check_model_spec,
     exit_bad_input,
@@ -89,7 +88,10 @@ def calibrate_command(
         typer.Option("--out", "-o", help="Write report.json, report.md and report.png here."),
     ] = None,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the report (with --compare, the comparison) as JSON."),
+    ] = False,
 ) -> None:
     """Score a ratings dataset with a rubric and report Pearson, Spearman and Kendall per
     dimension, pooled and averaged per source document, with bootstrap 95% intervals,
@@ -224,7 +226,9 @@ def align_command(
         typer.Option("--resume", help="Continue an interrupted run of this command (id or name)."),
     ] = None,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the fitted alignment as JSON.")
+    ] = False,
 ) -> None:
     """Fit how the judge's signals map to human scores (isotonic on the dimension's expected
     score, or linear on every criterion's expected score and confidence), validated by

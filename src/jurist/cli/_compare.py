@@ -14,12 +14,14 @@ from jurist.cli._inputs import (
     JsonOption,
     ModelOption,
     build_judge,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
     read_rubric,
 )
+from jurist.cli._progress import showing_progress
 from jurist.cli._render import status_text
 from jurist.core import Judge, Judgment, Status, judge_sync
 from jurist.judges import PairwiseReport, pairwise_context
@@ -153,10 +155,12 @@ def compare(
     try:
         judge = build_pairwise_judge(model=model, rubric=rubric, one_order=one_order, method=method)
         text_a, text_b, reference_text = read_inputs(instruction, a, b, reference)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
     ctx = pairwise_context(instruction, text_a, text_b, reference=reference_text)
-    judgment = judge_sync(judge, ctx)
+    with showing_progress(f"comparing {a} and {b}", quiet=as_json):
+        judgment = judge_sync(judge, ctx)
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:

@@ -15,11 +15,13 @@ from jurist.cli._inputs import (
     ModelOption,
     SourceOption,
     build_judge,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
 )
+from jurist.cli._progress import showing_progress
 from jurist.cli._render import status_text
 from jurist.core import Context, Judge, Judgment, judge_sync
 from jurist.judges import CriteriaReport, CriterionRow
@@ -91,9 +93,11 @@ def criteria(
         )
         sources = tuple(read_file("--source", path) for path in source or [])
         text = read_output(output)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
-    judgment = judge_sync(judge, Context(goal, output=text, context=sources))
+    with showing_progress(f"judging {output} on {len(criterion or [])} criteria", quiet=as_json):
+        judgment = judge_sync(judge, Context(goal, output=text, context=sources))
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:

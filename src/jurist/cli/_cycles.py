@@ -23,7 +23,6 @@ from jurist.cli._improve import (
 )
 from jurist.cli._inputs import (
     BadInput,
-    JsonOption,
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
@@ -72,7 +71,7 @@ def _cycle_row(stored: "StoredCycle") -> dict[str, Any]:
 def list_cycles(
     limit: Annotated[int, typer.Option("--limit", "-n", help="Cycles to show.", min=1)] = 50,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the cycles as JSON.")] = False,
 ) -> None:
     """The newest cycles first: status, iterations and held-out score before and after."""
 
@@ -132,7 +131,9 @@ async def _cycle_and_events(
 def show_cycle(
     cycle: CycleArgument,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the cycle and its messages as JSON.")
+    ] = False,
 ) -> None:
     """Replay a cycle: every stored message in order (its stage, kind, gist, tokens and
     cost), then where the cycle stands."""

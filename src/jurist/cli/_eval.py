@@ -9,10 +9,18 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from jurist.cli._command_line import command_line
 from jurist.cli._exit import Exit, exit_interrupted
-from jurist.cli._inputs import BadInput, ModelOption, check_model_spec, exit_bad_input
+from jurist.cli._inputs import (
+    BadInput,
+    ModelOption,
+    check_model_ready,
+    check_model_spec,
+    exit_bad_input,
+)
 from jurist.cli._kb import DatabaseOption
-from jurist.core import run_sync
+from jurist.cli._progress import progress_console
+from jurist.core import Status, run_sync
 from jurist.data import Dataset, FieldMap, load_dataset
 from jurist.runner import (
     BarProgress,
@@ -28,6 +36,7 @@ _OUT_SUFFIXES = (".jsonl", ".csv")
 
 
 def eval_command(
+    ctx: typer.Context,
     dataset: Annotated[Path, typer.Argument(help="A .jsonl, .csv or .parquet file of rows.")],
     *,
     judge: Annotated[
@@ -82,10 +91,12 @@ def eval_command(
             raise BadInput(f"--out: {out}: name a {' or '.join(_OUT_SUFFIXES)} file")
         rows = _dataset(dataset, field_map)
         choice = _judge(judge, model)
+        if choice.model is not None:  # a deterministic judge asks no model
+            check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
 
-    progress = BarProgress()
+    progress = BarProgress(progress_console(quiet=as_json))
 
     async def run() -> RunResult:
         try:
@@ -112,11 +123,9 @@ def eval_command(
     try:
         result = run_sync(run)
     except KeyboardInterrupt:
-        again = progress.run or "RUN (see `jurist runs list`)"
-        exit_interrupted(
-            f"interrupted; what was judged is stored: resume with "
-            f"`jurist eval {dataset} --judge ... --resume {again}`"
-        )
+        again = command_line(ctx, drop=("name", "resume"), add=("--resume", progress.run or "RUN"))
+        which = "" if progress.run else " (RUN: see `jurist runs list`)"
+        exit_interrupted(f"interrupted; what was judged is stored: resume with{which}\n  {again}")
     except BadInput as exc:
         exit_bad_input(exc)
     except (LookupError, ValueError) as exc:  # the run to resume is unknown, or differs
@@ -184,7 +193,17 @@ def render_summary(console: Console, result: RunResult) -> None:
     table.add_column("")
     for label, value in summary_rows(result.summary, result.judge):
         table.add_row(label, value)
+        if label == "errors" and result.summary.errors:
+            table.add_row("first error", first_error(result))
     console.print(table)
+
+
+def first_error(result: RunResult) -> str:
+    """The first ERROR item and what its judge said: the cause, where a count says little."""
+    for item, judgment in result.judgments.items():
+        if judgment.status is Status.ERROR:
+            return f"{item}: {judgment.reasoning}"
+    return "-"
 
 
 def summary_rows(summary: RunSummary, judge: str) -> list[tuple[str, str]]:

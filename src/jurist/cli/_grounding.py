@@ -17,12 +17,14 @@ from jurist.cli._inputs import (
     JsonOption,
     ModelOption,
     build_judge,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
 )
 from jurist.cli._kb import DatabaseOption, open_knowledge
+from jurist.cli._progress import showing_progress
 from jurist.cli._render import status_text
 from jurist.core import Context, Judgment, judge_sync, run_sync
 from jurist.judges import (
@@ -129,9 +131,11 @@ def grounding(
         judge = build_judge(spec, {"threshold": "--threshold"}, model=model)
         passages = tuple(read_file("--context", path) for path in context)
         text = read_output(output)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
-    judgment = judge_sync(judge, Context(goal, output=text, context=passages))
+    with showing_progress(f"checking the claims of {output}", quiet=as_json):
+        judgment = judge_sync(judge, Context(goal, output=text, context=passages))
     _finish(judgment, output, as_json, "supported")
 
 
@@ -169,6 +173,7 @@ def facts(
         check_model_spec(model)
         _fact_check_threshold(threshold)
         text = read_output(output)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
 
@@ -182,7 +187,8 @@ def facts(
             return await checker.judge(Context(goal, output=text))
 
     try:
-        judgment = run_sync(check)
+        with showing_progress(f"checking the facts of {output}", quiet=as_json):
+            judgment = run_sync(check)
     except (UnknownSource, BadInput) as exc:
         exit_bad_input(exc)
     _finish(judgment, output, as_json, "verified")

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from jurist.cli._exit import Exit
 from jurist.core import Judge, JuristError
-from jurist.llm import parse_spec
+from jurist.llm import ProviderConfigError, check_provider, parse_spec
 from jurist.rubrics import Rubric, RubricError, get_rubric
 from jurist.specs import SpecError, SpecProblem, judge_from_spec, registry
 
@@ -56,6 +56,15 @@ def check_model_spec(model: str | None) -> None:
         parse_spec(model)
     except ValueError as exc:
         raise BadInput(f"--model: {exc}") from exc
+
+
+def check_model_ready(model: str | None) -> None:
+    """Refuse, before any work, a model no call can succeed with: an unknown provider, a
+    missing API key or SDK, a base URL nothing answers at. Weights load later."""
+    try:
+        check_provider(model, spec_from="JURIST_MODEL" if model is None else "--model")
+    except ProviderConfigError as exc:
+        raise BadInput(str(exc)) from exc
 
 
 def build_judge(

@@ -16,12 +16,14 @@ from jurist.cli._inputs import (
     ModelOption,
     SourceOption,
     build_judge,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
     read_file,
     read_output,
     read_rubric,
 )
+from jurist.cli._progress import showing_progress
 from jurist.cli._render import status_text
 from jurist.core import Context, Judge, Judgment, judge_sync
 from jurist.judges import RubricResult
@@ -137,10 +139,12 @@ def judge(
         sources = tuple(read_file("--source", path) for path in source or [])
         gold = read_file("--reference", reference) if reference is not None else None
         text = read_output(output)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
     ctx = Context(goal, output=text, context=sources, reference=gold)
-    judgment = judge_sync(rubric_judge, ctx)
+    with showing_progress(f"judging {output} on rubric {rubric}", quiet=as_json):
+        judgment = judge_sync(rubric_judge, ctx)
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jurist.cli._inputs import BadInput, JsonOption, exit_bad_input
+from jurist.cli._inputs import BadInput, exit_bad_input
 from jurist.core import run_sync, to_json_text
 from jurist.knowledge import IngestError, KnowledgeBase
 from jurist.store import StoreError
@@ -71,7 +71,10 @@ def add(
 
 
 @kb_app.command("list")
-def list_collections(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+def list_collections(
+    database: DatabaseOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the collections as JSON.")] = False,
+) -> None:
     """The collections, with their numbers of documents and chunks."""
 
     async def collections() -> list[tuple[str, int, int]]:
@@ -114,7 +117,9 @@ def search(
         ),
     ] = None,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the passages found as JSON.")
+    ] = False,
 ) -> None:
     """Full-text search (BM25), re-ranked with embeddings when they are installed."""
     if not query.strip():

@@ -45,7 +45,7 @@ def _row(model: KnownModel, weights: WeightsState) -> dict[str, object]:
 @models_app.callback()
 def list_models(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the models as JSON.")] = False,
 ) -> None:
     """List the known embedded models with their state, size and sha256."""
     if ctx.invoked_subcommand is not None:

@@ -12,7 +12,6 @@ from jurist.cli._cycles import print_wide
 from jurist.cli._improve import open_store, score_text
 from jurist.cli._inputs import (
     BadInput,
-    JsonOption,
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
@@ -40,7 +39,10 @@ def reputation_row(rep: "Reputation") -> dict[str, Any]:
 
 
 @reputation_app.command("list")
-def list_reputations(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+def list_reputations(
+    database: DatabaseOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reputations as JSON.")] = False,
+) -> None:
     """Every judge with a reputation, best score first."""
 
     async def read() -> "list[Reputation]":
@@ -77,7 +79,9 @@ def list_reputations(database: DatabaseOption = None, as_json: JsonOption = Fals
 def show_reputation(
     judge: Annotated[str, typer.Argument(help="The judge's id (see `jurist reputation list`).")],
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the reputation and its history as JSON.")
+    ] = False,
 ) -> None:
     """A judge's score, what is known of it, and every change of its score."""
 

@@ -42,7 +42,7 @@ def _source(located: LocatedRubric) -> str:
 
 @rubrics_app.command("list")
 def list_command(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rubrics as JSON.")] = False,
 ) -> None:
     """List every rubric: built-in ones and those in JURIST_RUBRICS_PATH (which win)."""
     try:

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jurist.cli._eval import render_summary, result_header
-from jurist.cli._inputs import BadInput, JsonOption, exit_bad_input
+from jurist.cli._inputs import BadInput, exit_bad_input
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
 from jurist.runner import RunResult, load_run
@@ -68,7 +68,7 @@ def _run_row(run: StoredRun) -> dict[str, Any]:
 def list_runs(
     limit: Annotated[int, typer.Option("--limit", "-n", help="Runs to show.", min=1)] = 50,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the runs as JSON.")] = False,
 ) -> None:
     """The newest runs first, with their status and, once finished, items and pass rate."""
 
@@ -114,7 +114,9 @@ def list_runs(
 def show(
     run: Annotated[str, typer.Argument(help="The run's id or name.")],
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the run and its summary as JSON.")
+    ] = False,
 ) -> None:
     """A run's spec and summary, counted from the judgments it stored (so an interrupted
     run shows what it has)."""

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from jurist.cli._inputs import BadInput, JsonOption, exit_bad_input
+from jurist.cli._inputs import BadInput, exit_bad_input
 from jurist.cli._kb import DatabaseOption
 from jurist.core import run_sync
 from jurist.store import DuplicateRecordError, StoreError
@@ -148,7 +148,10 @@ def new(
 
 
 @keys_app.command("list")
-def list_keys(database: DatabaseOption = None, as_json: JsonOption = False) -> None:
+def list_keys(
+    database: DatabaseOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the keys as JSON.")] = False,
+) -> None:
     """The keys in the database, oldest first (ids, roles, state; never secrets)."""
 
     async def found() -> "list[StoredKey]":

@@ -11,13 +11,14 @@ from rich.text import Text
 from jurist.cli._exit import Exit
 from jurist.cli._inputs import (
     BadInput,
-    JsonOption,
     ModelOption,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
     read_output,
 )
 from jurist.cli._kb import DatabaseOption, open_knowledge
+from jurist.cli._progress import showing_progress
 from jurist.core import StrictJsonError, loads_strict, run_sync
 from jurist.settings import get_settings
 from jurist.validation import (
@@ -63,7 +64,9 @@ def validate(
     *,
     model: ModelOption = None,
     database: DatabaseOption = None,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the validation result as JSON.")
+    ] = False,
 ) -> None:
     """Validate an output through the layers its request asks for: schema, facts, criteria,
     hallucination, quality. They run concurrently; the verdict lists every issue.
@@ -74,6 +77,8 @@ def validate(
     try:
         check_model_spec(model)
         body = read_request(request)
+        if set(body.validation_types) - {ValidationType.SCHEMA}:
+            check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
 
@@ -84,7 +89,8 @@ def validate(
             return await Validator(model, retriever=knowledge).validate(body)
 
     try:
-        result = run_sync(run)
+        with showing_progress("validating", quiet=as_json):
+            result = run_sync(run)
     except (RequestError, BadInput) as exc:
         exit_bad_input(exc)
     if as_json:

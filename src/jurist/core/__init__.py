@@ -44,6 +44,7 @@ from jurist.core._params import (
     min_score_of,
     threshold_of,
 )
+from jurist.core._progress import Reporter, Step, Steps, report, reporting
 from jurist.core._record import JsonRoundTrip, record
 from jurist.core._report import REPORT_KEY, Report, ReportError, thawed
 from jurist.core._scores import BooleanScore, CategoricalScore, NumericScore, Score, normalize
@@ -88,10 +89,13 @@ __all__ = [
     "NumericScore",
     "Report",
     "ReportError",
+    "Reporter",
     "RubricScore",
     "Score",
     "SingleFlight",
     "Status",
+    "Step",
+    "Steps",
     "StrictJsonError",
     "Text",
     "Threshold",
@@ -111,6 +115,8 @@ __all__ = [
     "normalized_score",
     "not_",
     "record",
+    "report",
+    "reporting",
     "require_judges",
     "run_judge",
     "run_sync",

@@ -12,6 +12,8 @@ from collections.abc import Callable, Coroutine, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from jurist.core._progress import Steps
+
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 
@@ -20,9 +22,13 @@ KEEP: tuple[Keep, ...] = ("none", "results", "all")
 
 
 async def gather_ordered(
-    coroutines: Iterable[Coroutine[Any, Any, T]], limit: int | None = None
+    coroutines: Iterable[Coroutine[Any, Any, T]],
+    limit: int | None = None,
+    *,
+    steps: Steps | None = None,
 ) -> list[T]:
-    """Await every coroutine concurrently; their results, in the order given.
+    """Await every coroutine concurrently; their results, in the order given. With `steps`,
+    each one that finishes is reported as a step done ("claim 2 of 5").
 
     Tasks are created in order, and with a `limit` they take their turns in order too, so a
     one-at-a-time runtime answers them in order (prompts that share a head reuse its cache).
@@ -37,7 +43,7 @@ async def gather_ordered(
     gate = asyncio.Semaphore(limit) if limit is not None and limit < len(pending) else None
     try:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_taking_turns(c, gate)) for c in pending]
+            tasks = [group.create_task(_taking_turns(c, gate, steps)) for c in pending]
     except BaseExceptionGroup as failed:
         first = failed.exceptions[0]
         if len(failed.exceptions) == 1:
@@ -46,12 +52,18 @@ async def gather_ordered(
     return [task.result() for task in tasks]
 
 
-async def _taking_turns(coroutine: Coroutine[Any, Any, T], gate: asyncio.Semaphore | None) -> T:
+async def _taking_turns(
+    coroutine: Coroutine[Any, Any, T], gate: asyncio.Semaphore | None, steps: Steps | None
+) -> T:
     try:
         if gate is None:
-            return await coroutine
-        async with gate:
-            return await coroutine
+            result = await coroutine
+        else:
+            async with gate:
+                result = await coroutine
+        if steps is not None:
+            steps.done()
+        return result
     finally:
         # Cancelled while waiting for its turn, the coroutine never started: close it so it
         # is not reported as never awaited.

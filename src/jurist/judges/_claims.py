@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from jurist.core import MAX_CLAIMS, Cause, Count, Judgment, SingleFlight, Usage
+from jurist.core import MAX_CLAIMS, Cause, Count, Judgment, SingleFlight, Usage, report
 from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._exact import content_stems
 from jurist.judges._reading import Unreadable, json_object
@@ -196,6 +196,7 @@ class ClaimExtractor:
             return Claims((), Extraction.MODEL)
         limit = claims_limit(output, self.max_claims) if self.own_words else self.max_claims
         prompt = Prompt(self.template, claims_schema(limit))
+        report("extracting claims")
         got = await ask(
             self.model,
             prompt.reading(lambda response: read_claims(json_object(response), limit)),

@@ -17,9 +17,11 @@ from jurist.core import (
     NumericScore,
     Report,
     Status,
+    Steps,
     Threshold,
     Usage,
     gather_ordered,
+    report,
     run_judge,
     threshold_of,
 )
@@ -155,7 +157,10 @@ class CriteriaJudge(BaseJudge):
         return await self._separate(ctx)
 
     async def _separate(self, ctx: Context) -> Judgment:
-        results = await gather_ordered(run_judge(judge, ctx) for judge in self.judges)
+        results = await gather_ordered(
+            (run_judge(judge, ctx) for judge in self.judges),
+            steps=Steps("criterion", len(self.judges)),
+        )
         first_call = next((r.metadata for r in results if "model" in r.metadata), {})
         extra = {key: first_call[key] for key in ("model", "parameters") if key in first_call}
         usage = Usage.total(r.usage for r in results)
@@ -168,6 +173,7 @@ class CriteriaJudge(BaseJudge):
         asked = [c for c in self.criteria if c not in exact]
         if not asked:
             return self._aggregate([exact[c] for c in self.criteria], None, {})
+        report(f"asking {len(asked)} criteria together")
         try:
             model = self.model.get()
         except ModelError as exc:

@@ -23,6 +23,7 @@ from jurist.core import (
     Name,
     NumericScore,
     Report,
+    Steps,
     Threshold,
     Usage,
     checked,
@@ -200,7 +201,10 @@ class FactChecker(BaseJudge):
         if not answer:
             return Judgment.abstain("no output to fact-check", metadata=base)
         claims = await self.extractor.extract(answer, goal=rag.question(ctx))
-        results = await gather_ordered(self._check(claim, sources) for claim in claims.claims)
+        results = await gather_ordered(
+            (self._check(claim, sources) for claim in claims.claims),
+            steps=Steps("claim", len(claims.claims)),
+        )
         facts = [fact for fact, _ in results]
         usage = Usage.total([claims.usage, *(u for _, u in results)])
         return self._judgment(facts, claims, sources=sources, usage=usage)

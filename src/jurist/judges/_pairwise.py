@@ -25,10 +25,12 @@ from jurist.core import (
     Name,
     Report,
     Status,
+    Steps,
     Usage,
     gather_ordered,
     to_json_text,
 )
+from jurist.core import report as report_step
 from jurist.judges._ask import Answer, CallPolicy, ModelRef, ask, parameters
 from jurist.judges._common import ReportRow
 from jurist.judges._computed import miscalculations
@@ -343,22 +345,25 @@ class PairwiseJudge(BaseJudge):
         )
         contract = Prompt(self.template, ANSWER_SCHEMA).reading(_read, logprobs=True)
         got = await gather_ordered(
-            ask(
-                self.model,
-                contract,
-                ctx,
-                policy=self.policy,
-                judge=self.name,
-                variables={
-                    "instruction": ctx.goal,
-                    "first": first_text,
-                    "second": second_text,
-                    "reference": _reference(ctx),
-                    "criteria": self._criteria(),
-                },
-                system=self.system,
-            )
-            for _, first_text, second_text in shown
+            (
+                ask(
+                    self.model,
+                    contract,
+                    ctx,
+                    policy=self.policy,
+                    judge=self.name,
+                    variables={
+                        "instruction": ctx.goal,
+                        "first": first_text,
+                        "second": second_text,
+                        "reference": _reference(ctx),
+                        "criteria": self._criteria(),
+                    },
+                    system=self.system,
+                )
+                for _, first_text, second_text in shown
+            ),
+            steps=Steps("direct question, order", len(shown)),
         )
         answers = [g for g in got if isinstance(g, Answer)]
         failed = [g for g in got if isinstance(g, Judgment)]
@@ -382,6 +387,7 @@ class PairwiseJudge(BaseJudge):
         if self.rubric is not None:
             listed = [f"{c.name}: {c.description}" for c in self.rubric.criteria]
             return with_correctness(listed), None
+        report_step("listing the instruction's requirements")
         got = await instruction_requirements(
             ctx, self.model, reference=_reference(ctx), policy=self.policy, judge=self.name
         )
@@ -405,7 +411,8 @@ class PairwiseJudge(BaseJudge):
         requirements, listed_usage = found
         judge = requirements_judge(requirements, self.model, self.policy, self.name)
         scored: list[Judgment] = []
-        for output in (a, b):
+        for side, output in (("A", a), ("B", b)):
+            report_step(f"scoring output {side} on {len(requirements)} requirements")
             # Each output alone: the other is not in its context to be compared against.
             one = Context(ctx.goal, output=output, context=ctx.context, reference=ctx.reference)
             scored.append(await judge.judge(one))

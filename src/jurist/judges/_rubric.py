@@ -21,6 +21,7 @@ from jurist.core import (
     NumericScore,
     RubricScore,
     Status,
+    Steps,
     Usage,
     gather_ordered,
 )
@@ -138,8 +139,11 @@ class RubricJudge(BaseJudge):
             return model_error_judgment(exc, judge=self.name, prompt=None)
         decomposed = {c.name for c in self.decomposed.criteria}
         plain = [c for c in self.rubric.criteria if c.name not in decomposed]
+        steps = Steps("criterion", len(self.rubric.criteria))
         asked, judged = await asyncio.gather(
-            gather_ordered(self._criterion(ctx, model, criterion) for criterion in plain),
+            gather_ordered(
+                (self._criterion(ctx, model, criterion) for criterion in plain), steps=steps
+            ),
             self.decomposed.judge(ctx),
         )
         outcomes: dict[str, _Scored | _Failed] = {
@@ -156,10 +160,14 @@ class RubricJudge(BaseJudge):
                 outcomes[criterion.name] = _Failed(criterion.name, read.judgment)
             else:
                 fallbacks[criterion.name] = read.reason
+                continue
+            steps.done()
         again = [c for c in self.rubric.criteria if c.name in fallbacks]
         for criterion, outcome in zip(
             again,
-            await gather_ordered(self._criterion(ctx, model, c, fallbacks[c.name]) for c in again),
+            await gather_ordered(
+                (self._criterion(ctx, model, c, fallbacks[c.name]) for c in again), steps=steps
+            ),
             strict=True,
         ):
             outcomes[criterion.name] = outcome

@@ -15,7 +15,16 @@ from typing import Any, Literal
 
 from pydantic import JsonValue
 
-from jurist.core import Cause, Judgment, Threshold, Usage, gather_ordered, threshold_of
+from jurist.core import (
+    Cause,
+    Judgment,
+    Steps,
+    Threshold,
+    Usage,
+    gather_ordered,
+    report,
+    threshold_of,
+)
 from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
@@ -339,8 +348,12 @@ class ClaimVerifier:
             failed = [_failed(c, source, Cause(exc.kind.value), str(exc.cause)) for c in claims]
             return SupportReport(tuple(failed), None, self._mode)
         if self.options.together:
+            report(f"checking {len(claims)} claims together")
             return await self._together(model, claims, source)
-        results = await gather_ordered(self._one(model, claim, source) for claim in claims)
+        results = await gather_ordered(
+            (self._one(model, claim, source) for claim in claims),
+            steps=Steps("claim", len(claims)),
+        )
         first = next((meta for _, _, meta in results if meta), {})
         return SupportReport(
             tuple(check for check, _, _ in results),

@@ -32,6 +32,7 @@ from jurist.llm._limits import (
 from jurist.llm._logprobs import field_probabilities, label_probabilities
 from jurist.llm._meter import Metered
 from jurist.llm._overrides import WithOptions, with_options
+from jurist.llm._preflight import ProviderConfigError, check_provider
 from jurist.llm._redaction import (
     PresidioRedactor,
     Redactor,
@@ -82,6 +83,7 @@ __all__ = [
     "PresidioRedactor",
     "PriceTable",
     "Priced",
+    "ProviderConfigError",
     "RateLimited",
     "Redactor",
     "Request",
@@ -97,6 +99,7 @@ __all__ = [
     "TopLogprob",
     "WeightsState",
     "WithOptions",
+    "check_provider",
     "complete_sync",
     "cosine",
     "embedder_available",

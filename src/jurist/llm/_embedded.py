@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from jurist.core import Usage
+from jurist.core import Usage, report
 from jurist.llm._openai_wire import chat_payload, parse_completion
 from jurist.llm._types import Capabilities, Choice, ErrorKind, ModelError, Request, Response
 
@@ -196,11 +196,14 @@ class EmbeddedModel:
     def _load(self) -> _Runtime:
         with self._loading:
             if self._runtime is None:
+                # Seconds on the default model, the first time in a process: say so.
+                report(f"loading model {self._name}")
                 path = self._path
                 if path is None:
                     assert self._locate is not None
                     path = self._locate()
                 self._runtime = _runtime(path, self._options)
+                report(f"model {self._name} loaded")
             return self._runtime
 
     async def load(self) -> None:

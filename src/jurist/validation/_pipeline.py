@@ -3,8 +3,10 @@ merged into one result.
 
     result = await validate({"output": {...}, "validation_types": ["schema", "criteria"], ...})
 
-valid = no error issue and no failed criterion; confidence = the mean of the layer
-confidences; quality_score = the quality layer's score, or 0.5 when quality was not asked
+Each issue's severity is the severity policy's for its type (the request's
+`severity_policy`, over the settings' JURIST_VALIDATION_SEVERITY, over the defaults); valid =
+no issue is an error, which is every layer's verdict pass or warn; confidence = the mean of
+the layer confidences; quality_score = the quality layer's score, or 0.5 when quality was not asked
 for (the API's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
 """
 
@@ -13,7 +15,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.core import Cause, Judge, Judgment, JuristError, Usage, gather_ordered
+from jurist.core import (
+    Cause,
+    Judge,
+    Judgment,
+    JuristError,
+    Steps,
+    Usage,
+    gather_ordered,
+    report,
+)
 from jurist.judges import (
     FactChecker,
     HallucinationJudge,
@@ -49,13 +60,13 @@ from jurist.validation._layers import (
 )
 from jurist.validation._models import (
     LayerSummary,
-    Severity,
     ValidationMetadata,
     ValidationRequest,
     ValidationResult,
     ValidationType,
     usage_summary,
 )
+from jurist.validation._policy import DEFAULT_POLICY, Severity, SeverityPolicy
 
 NOT_ASSESSED_QUALITY = 0.5
 QUALITY_RUBRIC = "output-quality"
@@ -109,6 +120,12 @@ class Validator:
             quality_rubric if isinstance(quality_rubric, Rubric) else get_rubric(quality_rubric)
         )
         self._read_quality = quality_reader(self.quality_rubric, self.settings.quality_min_score)
+        self.policy = DEFAULT_POLICY.overridden(self.settings.validation_severity)
+
+    def policy_for(self, request: ValidationRequest) -> SeverityPolicy:
+        """The severity policy a request is judged by: its own overrides over this
+        validator's (the settings' over the defaults)."""
+        return self.policy.overridden(request.severity_policy)
 
     @property
     def model_spec(self) -> str:
@@ -176,7 +193,9 @@ class Validator:
         self.check(request)
         await self.check_sources(request)
         started = time.perf_counter()
-        outcomes = await self._layers(request, max_model_calls, setting)
+        policy = self.policy_for(request)
+        ran = await self._layers(request, max_model_calls, setting)
+        outcomes = tuple(outcome.with_policy(policy) for outcome in ran)
         elapsed_ms = (time.perf_counter() - started) * 1000
         return Validation(self._result(request, outcomes, elapsed_ms), outcomes)
 
@@ -210,7 +229,15 @@ class Validator:
             elif model is not None and claims is not None:
                 jobs.append(self._model_job(layer, request, model, claims))
         # Deterministic layers finish at once; model layers share the model's own limits.
-        ran = await gather_ordered(run_layer(layer, j, ctx, r) for layer, j, r in jobs)
+        report(f"layers: {', '.join(layer.value for layer, _, _ in jobs)}")
+        steps = Steps("layer", len(jobs))
+
+        async def run(layer: ValidationType, judge: Judge, read: Reader) -> LayerOutcome:
+            outcome = await run_layer(layer, judge, ctx, read)
+            steps.done(layer.value)
+            return outcome
+
+        ran = await gather_ordered(run(layer, j, r) for layer, j, r in jobs)
         by_layer = {o.layer: o for o in [*ran, *broken]}
         return tuple(by_layer[layer] for layer in request.validation_types)
 
@@ -262,8 +289,11 @@ class Validator:
         )
         confidences = [o.reading.confidence for o in outcomes]
         usage = Usage.total(o.judgment.usage for o in outcomes if o.judgment is not None)
+        # Every error-severity issue makes its layer's verdict fail or error, so the two
+        # readings of validity agree; the verdicts are what the layers show.
+        valid = all(o.verdict in ("pass", "warn") for o in outcomes)
         return ValidationResult(
-            valid=errors == 0 and not failed,
+            valid=valid,
             confidence=round(sum(confidences) / len(confidences), 4),
             issues=issues,
             passed_criteria=passed,
@@ -294,6 +324,7 @@ def _layer_summary(outcome: LayerOutcome) -> LayerSummary:
     judgment = outcome.judgment
     return LayerSummary(
         status="error" if outcome.broke else "ok",
+        verdict=outcome.verdict,
         cause=str(outcome.cause) if outcome.broke else None,
         judge_status=judgment.status if judgment is not None else None,
         confidence=round(outcome.reading.confidence, 4),
