@@ -7,9 +7,10 @@ through JSON, renders as markdown, plots to PNG, and two reports compare
 (`compare_reports`).
 """
 
+import textwrap
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, Self
+from typing import TYPE_CHECKING, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +28,11 @@ from jurist.calibration._estimates import (
     PairwiseMetrics,
 )
 from jurist.data import DatasetKind, LabelledDataset
+
+if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn, not with the report
+    from matplotlib.backend_bases import RendererBase
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
 Level = Literal["pooled", "per_group"]
 _LEVELS: tuple[Level, ...] = ("pooled", "per_group")
@@ -203,6 +209,10 @@ class CalibrationReport(BaseModel):
         matrix (binary, pairwise). Uses matplotlib's Agg canvas, never a display."""
         return _plot(self, Path(path))
 
+    def figure(self) -> "Figure":
+        """The matplotlib figure `plot` writes (on an Agg canvas), to show or restyle."""
+        return _figure(self)
+
 
 def _coefficient(metric: str) -> Literal["pearson", "spearman", "kendall"]:
     for known in COEFFICIENTS:
@@ -373,16 +383,24 @@ def _agreement_table(report: CalibrationReport) -> list[str]:
 
 
 def _plot(report: CalibrationReport, path: Path) -> Path:
+    figure = _figure(report)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, format="png", dpi=100)
+    return path
+
+
+def _figure(report: CalibrationReport) -> "Figure":
     # The object-oriented API on an Agg canvas: no pyplot, no global backend, no display.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    columns = 1
     if report.dimensions:
         count = len(report.dimensions)
         columns = min(count, 2)
         rows = -(-count // columns)
         figure = Figure(figsize=(5 * columns, 4.5 * rows), layout="constrained")
-        FigureCanvasAgg(figure)
+        canvas = FigureCanvasAgg(figure)
         axes = figure.subplots(rows, columns, squeeze=False).ravel()
         for ax, (name, result) in zip(axes, report.dimensions.items(), strict=False):
             scored = [p for p in result.points if p.judge is not None]
@@ -402,7 +420,7 @@ def _plot(report: CalibrationReport, path: Path) -> Path:
         figure = Figure(
             figsize=(1.6 * len(classes) + 2.5, 1.4 * len(classes) + 2), layout="constrained"
         )
-        FigureCanvasAgg(figure)
+        canvas = FigureCanvasAgg(figure)
         ax = figure.subplots()
         image = ax.imshow(matrix, cmap="Blues")
         figure.colorbar(image, ax=ax)
@@ -414,10 +432,30 @@ def _plot(report: CalibrationReport, path: Path) -> Path:
                 color = "white" if brightest and count > brightest / 2 else "black"
                 ax.text(j, i, str(count), ha="center", va="center", color=color)
         ax.set_title(f"{report.judge}: {report.target.describe()} ({report.verdict})", fontsize=10)
-    figure.suptitle(f"{report.judge} vs humans on {Path(report.dataset.path).name}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, format="png", dpi=100)
-    return path
+    suptitle = figure.suptitle(f"{report.judge} vs humans on {Path(report.dataset.path).name}")
+    # Judge names and file names can be long: a title wider than its room is wrapped, as a
+    # centred line past the figure's edges is cut off at both ends. The constrained layout
+    # then makes room for the added lines.
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]  # untyped in Agg
+    room = figure.bbox.width * _TITLE_ROOM
+    _wrap_to(suptitle, room, renderer)
+    for ax in figure.axes[: len(report.dimensions) or 1]:
+        _wrap_to(ax.title, room / columns, renderer)
+    return figure
+
+
+# The share of its width a title may take: constrained layout keeps a margin at each side.
+_TITLE_ROOM = 0.94
+_SHORTEST_LINE = 12
+
+
+def _wrap_to(title: "Text", width: float, renderer: "RendererBase") -> None:
+    """Wraps `title` onto as many lines as it takes to be at most `width` pixels wide."""
+    words = title.get_text()
+    chars = len(words)
+    while title.get_window_extent(renderer).width > width and chars > _SHORTEST_LINE:
+        chars = max(_SHORTEST_LINE, chars * 9 // 10)
+        title.set_text(textwrap.fill(words, chars))
 
 
 def _confusion(report: CalibrationReport) -> tuple[list[str], list[list[int]]]:
