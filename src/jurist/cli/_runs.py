@@ -162,11 +162,17 @@ def export(
     ] = None,
     database: DatabaseOption = None,
 ) -> None:
-    """Every item's result: one JSON object per line, or a CSV table."""
+    """Every item's result: one JSON object per line, or a CSV table.
+
+    Each row holds the item's inputs (goal, output, context, reference), read again from the
+    run's dataset file when it is unchanged, the verdict, and for a jury or cascade each
+    member's vote (`vote.NAME`, `vote_score.NAME`)."""
     try:
         _, result = run_sync(lambda: _load(database, run))
     except (BadInput, StoreError, ValueError) as exc:
         exit_bad_input(exc)
+    if result.inputs_note is not None:
+        typer.echo(f"note: the items' inputs are left out: {result.inputs_note}", err=True)
     target = sys.stdout if out is None else out
     try:
         if kind is ExportFormat.CSV:

@@ -7,17 +7,19 @@ in flight; they are judged when the run resumes.
 """
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from jurist.core import Cause, Judge, Judgment, judge_name, run_judge, to_json_safe
+from jurist.core import Cause, Judge, Judgment, judge_name, to_json_safe
 from jurist.data import Dataset, FieldMap, Item
-from jurist.runner._inputs import Rows, as_dataset
+from jurist.runner._inputs import Rows, as_dataset, stored_inputs
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult, RunSummary
+from jurist.runner._votes import MAX_LABEL, judge_with_votes, vote_label, votes_by_item
 from jurist.store import JudgmentRecord, RecordStore, StoredRun
 
 RUN_KIND = "eval"
@@ -85,7 +87,7 @@ async def evaluate(
         "spec",
     )
 
-    run_id, name, judgments = await _open_run(
+    run_id, name, judgments, votes = await _open_run(
         store, run=run, name=name, resume=resume, spec=spec, judge=label, dataset=dataset
     )
     resumed = len(judgments)
@@ -100,12 +102,12 @@ async def evaluate(
             wall_seconds=time.perf_counter() - started,
         )
 
-    async def completed(item: Item, judgment: Judgment) -> None:
+    async def completed(item: Item, judgment: Judgment, by_member: dict[str, Judgment]) -> None:
         if store is not None and run_id is not None:
-            await store.save_judgment(
-                JudgmentRecord.of(judgment, judge=label, run_id=run_id, item_id=item.id)
-            )
+            await _save(store, _records(label, run_id, item.id, judgment, by_member))
         judgments[item.id] = judgment
+        if by_member:
+            votes[item.id] = by_member
         if progress is not None:
             progress.advance(item.id, judgment)
 
@@ -124,7 +126,17 @@ async def evaluate(
             progress.finish()
     result = summary()
     ordered = {item.id: judgments[item.id] for item in dataset.items}
-    finished = RunResult(run_id, name, label, ordered, result, DONE, spec)
+    finished = RunResult(
+        run_id,
+        name,
+        label,
+        ordered,
+        result,
+        DONE,
+        spec,
+        inputs={item.id: item.context for item in dataset.items if item.context is not None},
+        votes={item.id: votes[item.id] for item in dataset.items if item.id in votes},
+    )
     kept: Mapping[str, Any] = {}
     try:
         if keep is not None:
@@ -133,6 +145,23 @@ async def evaluate(
         if store is not None and run_id is not None:
             await store.finish_run(run_id, DONE, {**result.to_dict(), **kept})
     return finished
+
+
+def _records(
+    label: str, run_id: str, item_id: str, judgment: Judgment, votes: Mapping[str, Judgment]
+) -> list[JudgmentRecord]:
+    named = {vote_label(label, member): vote for member, vote in votes.items()}
+    named = {label: judgment} | {who: j for who, j in named.items() if len(who) <= MAX_LABEL}
+    return [
+        JudgmentRecord.of(j, judge=who, run_id=run_id, item_id=item_id) for who, j in named.items()
+    ]
+
+
+async def _save(store: RecordStore, records: list[JudgmentRecord]) -> None:
+    if len(records) == 1:
+        await store.save_judgment(records[0])
+    else:  # the verdict and its votes in one transaction: a resumed run has them all
+        await store.save_judgments(records)
 
 
 async def _open_run(
@@ -144,48 +173,62 @@ async def _open_run(
     spec: dict[str, Any],
     judge: str,
     dataset: Dataset,
-) -> tuple[str | None, str | None, dict[str, Judgment]]:
-    """The run's id and name, and the judgments it has stored already (a resumed run)."""
+) -> tuple[str | None, str | None, dict[str, Judgment], dict[str, dict[str, Judgment]]]:
+    """The run's id and name, and the judgments (and jury votes) it has stored already (a
+    resumed run)."""
     if not resume:
         if run is not None:
             raise ValueError(
                 f"run={run!r} names a run to resume: pass resume=True, or name a new run with name="
             )
         if store is None:
-            return None, name, {}
-        return await store.create_run(RUN_KIND, name=name, spec=spec), name, {}
+            return None, name, {}, {}
+        return await store.create_run(RUN_KIND, name=name, spec=spec), name, {}, {}
     if store is None or run is None:
         raise ValueError("resume=True needs a store and run= (the id or name to resume)")
     found = await _resumable(store, run, spec, name)
     wanted = {item.id for item in dataset.items}
     judgments: dict[str, Judgment] = {}
-    for stored in await store.run_judgments(found.id):
+    every = await store.run_judgments(found.id)
+    for stored in every:
         item_id = stored.item_id
         if stored.judge == judge and item_id is not None and item_id in wanted:
             judgments[item_id] = stored.to_judgment()
-    return found.id, found.name, judgments
+    votes = votes_by_item(judge, ((s.item_id, s.judge, s.to_judgment()) for s in every))
+    return (
+        found.id,
+        found.name,
+        judgments,
+        {item: by_member for item, by_member in votes.items() if item in judgments},
+    )
 
 
 async def load_run(store: RecordStore, run: str) -> RunResult:
-    """A stored run (by id or name) as a result; LookupError when there is none."""
+    """A stored run (by id or name) as a result; LookupError when there is none.
+
+    The store keeps no item's inputs (goal, output, context: the user's data): they are read
+    again from the run's dataset file when it is still there, unchanged (its sha256). When it
+    is not, the result has no inputs and `inputs_note` says why."""
     found = await store.get_run(run)
     if found is None:
         raise LookupError(f"no run with id or name {run!r}")
-    return RunResult.from_stored(found, await store.run_judgments(found.id))
+    result = RunResult.from_stored(found, await store.run_judgments(found.id))
+    inputs, note = stored_inputs(found.spec or {})
+    return dataclasses.replace(result, inputs=inputs, inputs_note=note)
 
 
 async def _judge_all(
     todo: list[Item],
     judge: Judge,
     concurrency: int,
-    completed: Callable[[Item, Judgment], Awaitable[None]],
+    completed: Callable[[Item, Judgment, dict[str, Judgment]], Awaitable[None]],
 ) -> None:
     # `concurrency` workers share one iterator, so at most that many items are in flight.
     pending = iter(todo)
 
     async def worker() -> None:
         for item in pending:
-            await completed(item, await _judge_item(judge, item))
+            await completed(item, *await _judge_item(judge, item))
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -200,13 +243,14 @@ async def _judge_all(
         raise first from None
 
 
-async def _judge_item(judge: Judge, item: Item) -> Judgment:
+async def _judge_item(judge: Judge, item: Item) -> tuple[Judgment, dict[str, Judgment]]:
     if item.context is None:
-        return Judgment.error(
+        problem = Judgment.error(
             item.problem or f"line {item.line}: cannot be judged",
             metadata={"cause": Cause.BAD_INPUT, "item": item.id, "line": item.line},
         )
-    return await run_judge(judge, item.context)
+        return problem, {}
+    return await judge_with_votes(judge, item.context)
 
 
 async def _resumable(

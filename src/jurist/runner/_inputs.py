@@ -4,6 +4,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from jurist.core import Context
 from jurist.data import Dataset, DatasetError, FieldMap, dataset_from_rows, load_dataset
 
 Rows = Iterable[Mapping[str, Any]]
@@ -53,3 +54,22 @@ def as_dataset(data: Dataset | str | Path | Rows, field_map: FieldMap | str | No
         if item.context is None:  # nothing else is known to keep a row from a Context
             raise DatasetError("rows", item.problem or "cannot be judged", line=item.line)
     return dataset
+
+
+def stored_inputs(spec: Mapping[str, Any]) -> tuple[dict[str, Context], str | None]:
+    """A stored run's inputs by item id, read again from its dataset file through its map;
+    or none, and why, when the file is gone, changed since the run, or never was (rows
+    in memory)."""
+    described = spec.get("dataset")
+    if not isinstance(described, Mapping):
+        return {}, "the run records no dataset"
+    path = described.get("path")
+    if not isinstance(path, str):
+        return {}, "the run judged rows in memory, and the store keeps no item's inputs"
+    try:
+        dataset = load_dataset(path, str(spec.get("map") or ""))
+    except (OSError, ValueError) as exc:  # DatasetError is a ValueError
+        return {}, f"its dataset {path} cannot be read again: {exc}"
+    if dataset.sha256 != described.get("sha256"):
+        return {}, f"its dataset {path} has changed since the run"
+    return {item.id: item.context for item in dataset.items if item.context is not None}, None

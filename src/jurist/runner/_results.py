@@ -12,8 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from jurist.core import Judgment, Status, Usage, normalize
+from jurist.core import Context, Judgment, Status, Usage
 from jurist.judges import RubricReport
+from jurist.runner._columns import (
+    as_cell,
+    input_cells,
+    input_columns,
+    normalised_score,
+    vote_cells,
+    vote_columns,
+)
+from jurist.runner._votes import members, votes_by_item
 from jurist.store import StoredJudgment, StoredRun
 
 # The flat columns of an exported result, in order.
@@ -39,17 +48,6 @@ def error_cause(judgment: Judgment) -> str:
     if judgment.cause is not None:
         return judgment.cause.value
     return "exception" if judgment.error_info is not None else "error"
-
-
-def normalised_score(judgment: Judgment) -> float | None:
-    """The judgment's score in 0..1; None without one, or for a categorical score (which
-    has no number without a category map)."""
-    if judgment.score is None:
-        return None
-    try:
-        return normalize(judgment.score)
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -140,7 +138,11 @@ class RunSummary:
 class RunResult:
     """A run's judgments by item id (in the dataset's order when the run just ran; in
     item id order when read back from the store) and their summary. `run_id` is None for
-    a run that was not stored."""
+    a run that was not stored.
+
+    `inputs` holds each item's Context (what was judged), when known: a stored run's are
+    read again from its dataset file (`inputs_note` says why when they cannot be). `votes`
+    holds, for a jury's or cascade's run, each member's judgment of each item."""
 
     run_id: str | None
     name: str | None
@@ -149,6 +151,9 @@ class RunResult:
     summary: RunSummary
     status: str = "done"
     spec: Mapping[str, Any] = field(default_factory=dict)
+    inputs: Mapping[str, Context] = field(default_factory=dict)
+    votes: Mapping[str, Mapping[str, Judgment]] = field(default_factory=dict)
+    inputs_note: str | None = None
 
     @property
     def item_ids(self) -> tuple[str, ...]:
@@ -181,6 +186,11 @@ class RunResult:
             wall_seconds=float(wall) if isinstance(wall, int | float) else None,
         )
         names = sorted({j.judge for j in chosen})
+        votes = (
+            {}
+            if judge is None
+            else votes_by_item(judge, ((j.item_id, j.judge, j.to_judgment()) for j in judgments))
+        )
         return cls(
             run.id,
             run.name,
@@ -189,17 +199,34 @@ class RunResult:
             summary,
             run.status,
             dict(spec),
+            votes={item_id: votes[item_id] for item_id in by_item if item_id in votes},
         )
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat row per item: the COLUMNS, then `aligned_DIMENSION` for each dimension
-        a saved alignment scored (`jurist align`)."""
-        return [_row(item_id, self.judge, j) for item_id, j in self.judgments.items()]
+        """One flat row per item: the COLUMNS; the item's inputs when known (`goal`,
+        `output`, `context` as a list of passages, `reference`, `metadata.KEY`); for a
+        jury, `vote.MEMBER` and `vote_score.MEMBER` for each member; then
+        `aligned_DIMENSION` for each dimension a saved alignment scored (`jurist align`)."""
+        return [
+            {
+                **_row(item_id, self.judge, judgment),
+                **input_cells(self.inputs.get(item_id)),
+                **vote_cells(self.votes.get(item_id, {})),
+                **_aligned_columns(judgment),
+            }
+            for item_id, judgment in self.judgments.items()
+        ]
 
     def columns(self) -> list[str]:
-        """The COLUMNS, and the aligned dimensions' columns any item has."""
-        aligned = sorted({key for row in self.rows() for key in row if key not in COLUMNS})
-        return [*COLUMNS, *aligned]
+        """The COLUMNS, the inputs' and the votes' columns when known, and the aligned
+        dimensions' columns any item has."""
+        aligned = sorted({key for j in self.judgments.values() for key in _aligned_columns(j)})
+        return [
+            *COLUMNS,
+            *input_columns(self.inputs),
+            *vote_columns(members(self.votes)),
+            *aligned,
+        ]
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame of `rows()` (pandas is in the `dataframes` extra)."""
@@ -212,18 +239,18 @@ class RunResult:
         return pandas.DataFrame(self.rows(), columns=self.columns())
 
     def to_jsonl(self, target: str | Path | IO[str]) -> None:
-        """One JSON object per item: the COLUMNS plus the whole `judgment`."""
+        """One JSON object per item: the `rows()` columns plus the whole `judgment`."""
         with _opened(target) as out:
-            for item_id, judgment in self.judgments.items():
-                row = {**_row(item_id, self.judge, judgment), "judgment": judgment.to_dict()}
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            for row, judgment in zip(self.rows(), self.judgments.values(), strict=True):
+                line = {**row, "judgment": judgment.to_dict()}
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     def to_csv(self, target: str | Path | IO[str]) -> None:
         """The `columns()`, with a header; an unknown value is an empty cell."""
         with _opened(target) as out:
             writer = csv.DictWriter(out, fieldnames=self.columns(), lineterminator="\n")
             writer.writeheader()
-            writer.writerows(self.rows())
+            writer.writerows({k: as_cell(v) for k, v in row.items()} for row in self.rows())
 
 
 def _row(item_id: str, judge: str, judgment: Judgment) -> dict[str, Any]:
@@ -242,7 +269,6 @@ def _row(item_id: str, judge: str, judgment: Judgment) -> dict[str, Any]:
         "output_tokens": usage.output_tokens if usage else 0,
         "cost_usd": usage.cost_usd if usage else None,
         "latency_ms": usage.latency_ms if usage else None,
-        **_aligned_columns(judgment),
     }
 
 
