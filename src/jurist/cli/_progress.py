@@ -9,7 +9,8 @@ import contextlib
 from collections.abc import Iterator
 
 from rich.console import Console
-from rich.status import Status
+from rich.live import Live
+from rich.spinner import Spinner
 from rich.text import Text
 
 from jurist.core import Step, reporting
@@ -24,19 +25,23 @@ def progress_console(*, quiet: bool = False) -> Console:
 
 @contextlib.contextmanager
 def showing_progress(start: str, *, quiet: bool) -> Iterator[None]:
-    """Show the steps the work inside this block reports (`jurist.core.report`): the
-    latest on a spinner line; milestones (a model loading, a layer done) as lines above it,
-    so what was done stays visible."""
+    """Show the steps the work inside this block reports (`jurist.core.report`): each on a
+    spinner line as it happens; milestones (a model loading, a layer done) also as lines
+    above it, so what was done stays visible."""
     console = progress_console(quiet=quiet)
     if console.quiet:
         yield
         return
-    status = console.status(Text(start))
-    with status, reporting(lambda step: _show(console, status, step)):
+    spinner = Spinner("dots", Text(start), style="status.spinner")
+    live = Live(
+        spinner, console=console, transient=True, redirect_stdout=False, redirect_stderr=False
+    )
+
+    def show(step: Step) -> None:
+        if step.total is None or step.name is not None:
+            console.print(Text.assemble(("· ", "dim"), str(step)), highlight=False)
+        spinner.update(text=Text(str(step)))
+        live.refresh()  # every step drawn as it happens, not only the one a tick finds
+
+    with live, reporting(show):
         yield
-
-
-def _show(console: Console, status: Status, step: Step) -> None:
-    if step.total is None or step.name is not None:
-        console.print(Text.assemble(("· ", "dim"), str(step)), highlight=False)
-    status.update(Text(str(step)))
