@@ -8,14 +8,30 @@ environment would then fill `home` from `$HOME`.
 """
 
 import functools
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MODEL = "local:qwen2.5-1.5b"
+
+# The kinds of finding a validation reports, each given a severity by the validation
+# service's severity policy (`jurist.validation.SeverityPolicy` holds the defaults).
+ValidationFinding = Literal[
+    "schema_violation",
+    "contradicted_fact",
+    "unverified_fact",
+    "contradicted_claim",
+    "unsupported_claim",
+    "criteria_not_met",
+    "low_completeness",
+    "low_clarity",
+    "low_consistency",
+    "low_quality",
+]
 
 
 def _env(*names: str) -> AliasChoices:
@@ -148,6 +164,15 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_QUALITY_MIN_SCORE", "QUALITY_MIN_SCORE"),
         description="a validation's quality criterion scoring below this (0..1) is a warning",
     )
+    validation_severity: Annotated[
+        dict[ValidationFinding, Literal["error", "warning", "info"]], NoDecode
+    ] = Field(
+        default_factory=dict,
+        validation_alias=_env("JURIST_VALIDATION_SEVERITY"),
+        description="severities that replace the validation policy's defaults, as a JSON "
+        'object of finding kinds, e.g. {"unverified_fact": "error"}; a request\'s '
+        "severity_policy overrides these in turn",
+    )
     enable_hallucination_detection: bool = Field(
         True,
         validation_alias=_env(
@@ -191,6 +216,20 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_MAX_JSON_DEPTH"),
         description="how deeply JSON read from a request, a file or a dataset row may nest",
     )
+
+    @field_validator("validation_severity", mode="before")
+    @classmethod
+    def _json_object(cls, value: Any) -> Any:
+        # Read here rather than by pydantic-settings, so text that is not JSON is refused
+        # like any other bad value, naming the variable.
+        if not isinstance(value, str):
+            return value
+        if not value.strip():
+            return {}
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not JSON ({exc})") from None
 
     @property
     def models_dir(self) -> Path:

@@ -53,6 +53,7 @@ async def test_a_schema_only_result_is_the_json_it_always_was():
         "layers": {
             "schema": {
                 "status": "ok",
+                "verdict": "pass",
                 "judge_status": "pass",
                 "confidence": 1.0,
                 "issues": 0,
@@ -118,6 +119,7 @@ async def test_a_layer_names_its_cause_only_when_it_broke_and_its_usage_when_it_
 def test_the_ids_the_service_adds_appear_once_given():
     summary = LayerSummary(
         status="ok",
+        verdict="pass",
         judge_status=None,
         confidence=1.0,
         issues=0,

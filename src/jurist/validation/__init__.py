@@ -19,10 +19,9 @@ from jurist.validation._inputs import TASK_KEYS, context_for, passages_of, task_
 from jurist.validation._layers import LayerOutcome, LayerReading
 from jurist.validation._models import (
     LAYER_ORDER,
-    IssueType,
     LayerSummary,
+    LayerVerdict,
     NoUsage,
-    Severity,
     UsageSummary,
     ValidationIssue,
     ValidationMetadata,
@@ -39,8 +38,17 @@ from jurist.validation._pipeline import (
     Validator,
     validate,
 )
+from jurist.validation._policy import (
+    DEFAULT_POLICY,
+    FINDING_KINDS,
+    IssueType,
+    Severity,
+    SeverityPolicy,
+)
 
 __all__ = [
+    "DEFAULT_POLICY",
+    "FINDING_KINDS",
     "LAYER_ORDER",
     "NOT_ASSESSED_QUALITY",
     "QUALITY_RUBRIC",
@@ -49,9 +57,11 @@ __all__ = [
     "LayerOutcome",
     "LayerReading",
     "LayerSummary",
+    "LayerVerdict",
     "NoUsage",
     "RequestError",
     "Severity",
+    "SeverityPolicy",
     "UsageSummary",
     "Validation",
     "ValidationIssue",

@@ -7,8 +7,12 @@ quality score), not the judge's certainty, which stays in the judgment.
 A layer never passes silently when it could not do its work: a judge that errs or abstains,
 a claim or criterion that could not be checked, or an exception, becomes an error issue of
 type `layer_error` with the cause.
+
+The readers name what they found (the issue's type); the severity policy then gives each
+issue its severity (`with_policy`), and the layer's verdict follows from those severities.
 """
 
+import dataclasses
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -16,15 +20,19 @@ from dataclasses import dataclass, field
 
 from jurist.core import Cause, Context, Judge, Judgment, NumericScore, Status, normalize
 from jurist.judges import (
+    ClaimIssue,
+    ClaimRow,
     ClaimsReport,
     CriteriaReport,
     CriterionRow,
+    FactIssue,
     FactsReport,
-    ReportedIssue,
     RubricResult,
+    Support,
 )
 from jurist.rubrics import Rubric
-from jurist.validation._models import IssueType, Severity, ValidationIssue, ValidationType
+from jurist.validation._models import LayerVerdict, ValidationIssue, ValidationType
+from jurist.validation._policy import DEFAULT_POLICY, IssueType, Severity, SeverityPolicy
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,27 @@ class LayerOutcome:
     @property
     def broke(self) -> bool:
         return self.cause is not None
+
+    @property
+    def verdict(self) -> LayerVerdict:
+        """`fail` for an error-severity finding, `error` when the layer could not complete
+        (wholly or for some claims or criteria), `warn` for warnings only, else `pass`."""
+        issues = self.reading.issues
+        if any(i.severity is Severity.ERROR and i.type != IssueType.LAYER_ERROR for i in issues):
+            return "fail"
+        if self.broke or any(i.type == IssueType.LAYER_ERROR for i in issues):
+            return "error"
+        if any(i.severity is Severity.WARNING for i in issues):
+            return "warn"
+        return "pass"
+
+    def with_policy(self, policy: SeverityPolicy) -> "LayerOutcome":
+        """This outcome with each issue's severity the policy's for its type."""
+        issues = [
+            issue.model_copy(update={"severity": policy.of(issue.type)})
+            for issue in self.reading.issues
+        ]
+        return dataclasses.replace(self, reading=dataclasses.replace(self.reading, issues=issues))
 
 
 Reader = Callable[[Judgment], LayerReading]
@@ -107,7 +136,7 @@ def read_schema(judgment: Judgment) -> LayerReading:
         return LayerReading([], confidence=1.0)
     issues = [
         ValidationIssue(
-            severity=Severity.ERROR,
+            severity=DEFAULT_POLICY.of(IssueType.SCHEMA_VIOLATION),
             type=IssueType.SCHEMA_VIOLATION,
             message=f"Schema validation failed: {check.message}",
             location=check.name,
@@ -116,6 +145,15 @@ def read_schema(judgment: Judgment) -> LayerReading:
         for check in judgment.checks
         if not check.passed
     ]
+    if not issues:  # a failed judgment always says why: never a silent pass
+        issues = [
+            ValidationIssue(
+                severity=DEFAULT_POLICY.of(IssueType.SCHEMA_VIOLATION),
+                type=IssueType.SCHEMA_VIOLATION,
+                message=f"Schema validation failed: {judgment.reasoning}",
+                suggestion="Make the output match the expected schema",
+            )
+        ]
     return LayerReading(issues, confidence=0.0)
 
 
@@ -142,7 +180,8 @@ def _claims_reading(
 ) -> LayerReading:
     if report is None:
         raise ValueError(f"the {layer.value} judgment holds no report of its claims")
-    issues = [_issue(found) for found in report.issues or ()]
+    rows: dict[str, ClaimRow] = {row.claim: row for row in report.claims}
+    issues = [_claim_issue(found, rows.get(found.claim)) for found in report.issues or ()]
     if report.errored_claims:
         causes = {row.cause for row in report.claims if row.cause is not None}
         cause = causes.pop() if len(causes) == 1 else Cause.MIXED
@@ -157,14 +196,58 @@ def _claims_reading(
     return LayerReading(issues, confidence=confidence)
 
 
-def _issue(found: ReportedIssue) -> ValidationIssue:
+# A contradicted claim is its own kind of finding (shown wrong, not merely unconfirmed):
+# its type, the start of its message and its suggestion say so.
+_CONTRADICTED = {
+    IssueType.UNVERIFIED_FACT: (
+        IssueType.CONTRADICTED_FACT,
+        "Cannot verify fact: ",
+        "Contradicted fact: ",
+        "Correct the statement to agree with the trusted sources, or remove it",
+    ),
+    IssueType.UNSUPPORTED_CLAIM: (
+        IssueType.CONTRADICTED_CLAIM,
+        "Unsupported claim: ",
+        "Contradicted claim: ",
+        "Correct the claim to agree with the context, or remove it",
+    ),
+}
+
+
+_SOURCES_CONTRADICT = "the trusted sources contradict it"
+
+
+def _claim_issue(found: ClaimIssue | FactIssue, row: ClaimRow | None) -> ValidationIssue:
+    kind, message, suggestion = found.type, found.message, found.suggestion
+    verdict = row.verdict if row is not None else getattr(found, "verdict", None)
+    # A fact with no passage found was never checked against anything: unverified.
+    searched = found.searched.documents if isinstance(found, FactIssue) else True
+    if verdict is Support.CONTRADICTED and kind in _CONTRADICTED:
+        if searched and _shown_wrong(row):
+            kind, unverified, contradicted, suggestion = _CONTRADICTED[IssueType(kind)]
+            message = contradicted + message.removeprefix(unverified)
+        elif row is not None and row.exact:
+            # The exact checks found the claim's number, month or name absent from the
+            # sources, not a different one: say so rather than "contradict".
+            absent = "; ".join(finding.reason for finding in row.exact)
+            message = message.replace(_SOURCES_CONTRADICT, absent)
     return ValidationIssue(
-        severity=Severity(found.severity),
-        type=found.type,
-        message=found.message,
+        severity=DEFAULT_POLICY.of(kind),
+        type=kind,
+        message=message,
         location=found.location,
-        suggestion=found.suggestion,
+        suggestion=suggestion,
     )
+
+
+def _shown_wrong(row: ClaimRow | None) -> bool:
+    """Whether a contradicted claim is shown wrong: the model said so, or an exact check
+    found the source stating something else (another number, month, doer, the negation).
+    An exact finding with nothing found in the source (a name it never mentions, a number
+    it does not state) leaves the claim unverified, not contradicted."""
+    if row is None or row.method != "exact":
+        return True
+    return any(finding.found for finding in row.exact or ())
 
 
 # -- criteria ----------------------------------------------------------------------------
@@ -202,7 +285,7 @@ def _criterion_issue(criterion: str, row: CriterionRow | None) -> ValidationIssu
     shown = f" (P(yes) = {p_yes:.2f})" if p_yes is not None else ""
     reason = (row.reason if row is not None else "").strip()
     return ValidationIssue(
-        severity=Severity.ERROR,
+        severity=DEFAULT_POLICY.of(IssueType.CRITERIA_NOT_MET),
         type=IssueType.CRITERIA_NOT_MET,
         message=f"Acceptance criterion not met: {criterion}{shown}",
         suggestion="Review the output and make sure it meets this requirement"
@@ -231,10 +314,11 @@ def quality_reader(rubric: Rubric, min_score: float) -> Reader:
         for criterion in result.criteria_results:
             score = round(normalize(NumericScore(criterion.expected_score, 1.0, 5.0)), 4)
             if score < min_score:
+                kind = _QUALITY_TYPES.get(criterion.criterion_name, IssueType.LOW_QUALITY)
                 issues.append(
                     ValidationIssue(
-                        severity=Severity.WARNING,
-                        type=_QUALITY_TYPES.get(criterion.criterion_name, IssueType.LOW_QUALITY),
+                        severity=DEFAULT_POLICY.of(kind),
+                        type=kind,
                         message=f"{criterion.criterion_name} scored {score:.2f}, below the "
                         f"minimum {min_score:.2f}: {criterion.reasoning.strip()}",
                         location=f"quality:{criterion.criterion_name}",

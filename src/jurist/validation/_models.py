@@ -8,8 +8,10 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from jurist.core import Judge, Status, Usage
+from jurist.settings import ValidationFinding
 from jurist.specs import MAX_CRITERIA, SpecError, judge_from_spec, registry
 from jurist.validation._inputs import TASK_KEYS
+from jurist.validation._policy import Severity, check_overrides
 
 
 class ValidationType(StrEnum):
@@ -24,25 +26,11 @@ class ValidationType(StrEnum):
 LAYER_ORDER = tuple(ValidationType)
 
 
-class Severity(StrEnum):
-    ERROR = "error"  # valid = false
-    WARNING = "warning"  # worth a look; valid unless there is an error too
-    INFO = "info"  # a suggestion
-
-
-class IssueType(StrEnum):
-    SCHEMA_VIOLATION = "schema_violation"
-    UNVERIFIED_FACT = "unverified_fact"
-    CRITERIA_NOT_MET = "criteria_not_met"
-    UNSUPPORTED_CLAIM = "unsupported_claim"
-    LOW_COMPLETENESS = "low_completeness"
-    LOW_CLARITY = "low_clarity"
-    LOW_CONSISTENCY = "low_consistency"
-    LOW_QUALITY = "low_quality"  # a criterion of a custom quality rubric
-    LAYER_ERROR = "layer_error"  # a layer broke: never a silent pass
-
-
 MAX_TRUSTED_SOURCES = 100
+
+# A layer's verdict under the severity policy: the result is valid exactly when every
+# layer's verdict is pass or warn.
+LayerVerdict = Literal["pass", "warn", "fail", "error"]
 
 # Text with something in it: a blank criterion or source name is a mistake, said at once.
 NonBlank = Annotated[str, Field(pattern=r"\S")]
@@ -117,6 +105,13 @@ class ValidationRequest(BaseModel):
         "entry is also the task the criteria and quality layers judge against",
     )
 
+    severity_policy: dict[ValidationFinding, Severity] = Field(
+        default_factory=dict,
+        description="Severities for this request that replace the service's, per kind of "
+        'finding, e.g. {"unverified_fact": "error"}; an output is valid when no issue is an '
+        "error",
+    )
+
     # The schema layer's judge, compiled once while the request is checked.
     _schema_judge: Judge | None = PrivateAttr(None)
 
@@ -131,6 +126,11 @@ class ValidationRequest(BaseModel):
     def _distinct(cls, types: list[ValidationType]) -> list[ValidationType]:
         seen = set(types)
         return [t for t in LAYER_ORDER if t in seen]
+
+    @field_validator("severity_policy", mode="before")
+    @classmethod
+    def _known_kinds(cls, value: Any) -> dict[str, Severity]:
+        return check_overrides(value)
 
     @field_validator("acceptance_criteria")
     @classmethod
@@ -227,12 +227,15 @@ def usage_summary(usage: Usage | None) -> UsageSummary | NoUsage:
 
 
 class LayerSummary(BaseModel):
-    """How one layer went: `ok`, or `error` with the `cause`; its judge's status, the
+    """How one layer went: `ok`, or `error` with the `cause`; its `verdict` under the
+    severity policy (`fail`: an error-severity finding, `error`: it could not complete,
+    `warn`: warnings only, `pass`: nothing worse than a note), its judge's status, the
     layer's confidence, how many issues it found, how long it took and what it used."""
 
     model_config = ConfigDict(extra="forbid")
 
     status: Literal["ok", "error"]
+    verdict: LayerVerdict
     cause: str | None = _only_when_given()
     judge_status: Status | None
     confidence: float
