@@ -252,12 +252,20 @@ async def _read_strictly(request: Request) -> Request:
         value = loads_strict(body, max_depth=max_depth)
     except StrictJsonError as exc:
         problem = exc.problem
-        if exc.line is not None:
+        if exc.kind == "syntax" and exc.line is not None:
+            # Where first, then what: "invalid JSON at line 3, column 10: Expecting ','".
+            reason = problem.removeprefix(_NOT_JSON)
+            problem = f"invalid JSON at line {exc.line}, column {exc.column}: {reason}"
+        elif exc.line is not None:
             problem += f" (line {exc.line}, column {exc.column})"
         if exc.kind == "depth":
             problem += " (JURIST_MAX_JSON_DEPTH)"
         _refuse(request, 422, "invalid_request", FieldError(field=exc.field, message=problem))
     return _ReadRequest(request, body, value)
+
+
+# How jurist's strict reader words a syntax error, before the parser's own reason.
+_NOT_JSON = "not valid JSON: "
 
 
 def _is_json(content_type: str | None) -> bool:

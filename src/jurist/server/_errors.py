@@ -81,6 +81,16 @@ def field_errors(errors: Sequence[Any]) -> list[FieldError]:
     return found
 
 
+def summary(errors: Sequence[FieldError]) -> str:
+    """The message of an answer with field errors: each field named once, with its problem."""
+    shown = "; ".join(f"{e.field}: {e.message}" for e in errors[:_SHOWN_ERRORS])
+    more = len(errors) - _SHOWN_ERRORS
+    return f"{shown}; and {more} more" if more > 0 else shown
+
+
+_SHOWN_ERRORS = 5
+
+
 def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service(request: Request, exc: ServiceError) -> JSONResponse:
@@ -91,8 +101,7 @@ def install_handlers(app: FastAPI) -> None:
         errors = field_errors(exc.errors())
         # The audit record of a refused request says why (the route never ran to say more).
         request.state.audit_detail = {"refused": [e.model_dump() for e in errors[:20]]}
-        summary = "; ".join(f"{e.field}: {e.message}" for e in errors[:5])
-        body = ErrorBody(error="invalid_request", message=summary, errors=errors)
+        body = ErrorBody(error="invalid_request", message=summary(errors), errors=errors)
         return JSONResponse(body.model_dump(), 422)
 
     @app.exception_handler(StarletteHTTPException)

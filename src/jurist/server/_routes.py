@@ -15,7 +15,7 @@ from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal
 from jurist.server._edge import StrictJsonRoute
-from jurist.server._errors import FieldError, ServiceError, error_responses
+from jurist.server._errors import FieldError, ServiceError, error_responses, summary
 from jurist.server._records import (
     RawCopy,
     audit_detail,
@@ -309,7 +309,9 @@ def _build_judge(service: Service, body: JudgeRequest) -> Judge:
             FieldError(field=_spec_field(field, problem.path), message=problem.message)
             for problem in exc.problems
         ]
-        raise ServiceError(422, "invalid_request", f"{field}: {exc}", errors=errors) from None
+        # The spec's paths already start at the request's field: naming the field again
+        # would say "rubric: rubric: ...".
+        raise ServiceError(422, "invalid_request", summary(errors), errors=errors) from None
 
 
 _UNSAFE_OVER_HTTP = frozenset({"regex"})
