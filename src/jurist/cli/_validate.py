@@ -19,7 +19,8 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption, open_knowledge
 from jurist.cli._progress import showing_progress
-from jurist.core import StrictJsonError, loads_strict, run_sync
+from jurist.cli._render import output_console
+from jurist.core import StrictJsonError, counted, loads_strict, run_sync
 from jurist.settings import get_settings
 from jurist.validation import (
     IssueType,
@@ -96,7 +97,7 @@ def validate(
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
-        render_validation(Console(), result)
+        render_validation(output_console(), result)
     raise typer.Exit(validation_exit(result))
 
 
@@ -125,7 +126,8 @@ def render_validation(console: Console, result: ValidationResult) -> None:
         Text.assemble(
             verdict,
             f"  confidence {result.confidence:.2f}, {quality}, "
-            f"{metadata.error_count} errors, {metadata.warning_count} warnings",
+            f"{counted(metadata.error_count, 'error')}, "
+            f"{counted(metadata.warning_count, 'warning')}",
         )
     )
     layers = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
