@@ -3,6 +3,7 @@
 
 import inspect
 import itertools
+import json
 import re
 import subprocess
 import sys
@@ -179,3 +180,64 @@ def test_python_dash_m_jurist_runs_the_command():
     )
     assert result.returncode == 0, result.stderr
     assert re.fullmatch(r"jurist \S+\n", result.stdout)
+
+
+LONG_KEYWORD = "unbrokenkeyword" * 12  # 180 characters, no space to wrap at
+
+
+def test_piped_output_is_not_wrapped():
+    # CliRunner's stdout is not a terminal, as with `jurist check ... | tee log`.
+    result = runner.invoke(
+        app, ["check", "-", "--contains", LONG_KEYWORD], input="hello", env={"COLUMNS": "80"}
+    )
+    assert result.exit_code == 1, result.output
+    row = next(line for line in result.stdout.splitlines() if LONG_KEYWORD in line)
+    assert len(row.rstrip()) > 180
+
+
+def test_a_terminal_still_gets_lines_that_fit():
+    env = {"COLUMNS": "80", "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}
+    result = runner.invoke(app, ["check", "-", "--contains", LONG_KEYWORD], input="hi", env=env)
+    assert result.exit_code == 1, result.output
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+    assert LONG_KEYWORD not in shown
+    assert max(len(line.rstrip()) for line in shown.splitlines()) <= 80
+
+
+def _schema_request(tmp_path, wrong_fields: int) -> str:
+    fields = [f"field{i}" for i in range(wrong_fields)]
+    body = {
+        "output": {name: 3 for name in fields},
+        "validation_types": ["schema"],
+        "expected_schema": {
+            "type": "object",
+            "properties": {name: {"type": "string"} for name in fields},
+        },
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(body), "utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(("wrong", "said"), [(1, "1 error,"), (2, "2 errors,")])
+def test_validate_counts_errors_in_the_right_number(tmp_path, wrong, said):
+    result = runner.invoke(app, ["validate", _schema_request(tmp_path, wrong)])
+    assert result.exit_code == 1, result.output
+    headline = result.stdout.splitlines()[0]
+    assert said in headline
+    assert "0 warnings" in headline
+
+
+def test_kb_add_counts_chunks_in_the_right_number(tmp_path):
+    db = f"sqlite:///{tmp_path / 'kb.sqlite3'}"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tower.md").write_text("The tower was completed in 1889.", "utf-8")
+    one = runner.invoke(app, ["kb", "add", str(docs), "-c", "notes", "--database", db])
+    assert one.exit_code == 0, one.output
+    assert "1 chunk written" in one.stdout
+    (docs / "bridge.md").write_text("The bridge opened in 1894.", "utf-8")
+    (docs / "tower.md").write_text("The tower was finished in 1889.", "utf-8")
+    two = runner.invoke(app, ["kb", "add", str(docs), "-c", "notes", "--database", db])
+    assert two.exit_code == 0, two.output
+    assert "2 chunks written" in two.stdout

@@ -5,7 +5,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from rich.console import Console
 
 from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
@@ -16,7 +15,8 @@ from jurist.cli._inputs import (
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
-from jurist.core import run_sync
+from jurist.cli._render import output_console
+from jurist.core import counted, run_sync
 from jurist.data import DatasetError
 from jurist.store import RecordStore, StoreError
 
@@ -176,7 +176,7 @@ def _show(report: "CalibrationReport", out: Path | None, as_json: bool) -> None:
     if as_json:
         typer.echo(report.to_json())
     else:
-        Console().print(report.to_markdown(), markup=False, highlight=False)
+        output_console().print(report.to_markdown(), markup=False, highlight=False)
 
 
 def _compare(runs: tuple[str, str], database: str | None, as_json: bool) -> None:
@@ -194,7 +194,7 @@ def _compare(runs: tuple[str, str], database: str | None, as_json: bool) -> None
     if as_json:
         typer.echo(comparison.model_dump_json(indent=2))
     else:
-        Console().print(comparison.to_markdown(), markup=False, highlight=False)
+        output_console().print(comparison.to_markdown(), markup=False, highlight=False)
 
 
 def align_command(
@@ -304,10 +304,10 @@ def align_command(
         typer.echo(fitted.model_dump_json(indent=2))
         return
     validation = fitted.alignment.validation
-    console = Console()
+    console = output_console()
     console.print(
         f"{method.value} alignment of rubric {chosen.id} ({methods}) to {dimension}, "
-        f"{fitted.n} items"
+        f"{counted(fitted.n, 'item')}"
     )
     if validation is not None:
         found_corr = validation.correlations.pooled

@@ -5,11 +5,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from jurist.cli._exit import exit_code
 from jurist.cli._inputs import BadInput, build_judge, exit_bad_input, read_output
-from jurist.cli._render import render_verdict
+from jurist.cli._render import output_console, render_verdict
 from jurist.core import Context
 from jurist.jury import ErrorPolicy, Jury
 
@@ -119,5 +118,5 @@ def check(
     if as_json:
         typer.echo(verdict.to_json(indent=2))
     else:
-        render_verdict(Console(), output, verdict)
+        render_verdict(output_console(), output, verdict)
     raise typer.Exit(exit_code(verdict.status))

@@ -22,7 +22,7 @@ from jurist.cli._inputs import (
     read_rubric,
 )
 from jurist.cli._progress import showing_progress
-from jurist.cli._render import status_text
+from jurist.cli._render import output_console, status_text
 from jurist.core import Judge, Judgment, Status, judge_sync
 from jurist.judges import PairwiseReport, pairwise_context
 
@@ -164,5 +164,5 @@ def compare(
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:
-        render_comparison(Console(), a, b, judgment)
+        render_comparison(output_console(), a, b, judgment)
     raise typer.Exit(exit_code(judgment.status))

@@ -22,8 +22,8 @@ from jurist.cli._inputs import (
     read_output,
 )
 from jurist.cli._progress import showing_progress
-from jurist.cli._render import status_text
-from jurist.core import Context, Judge, Judgment, judge_sync
+from jurist.cli._render import output_console, status_text
+from jurist.core import Context, Judge, Judgment, counted, judge_sync
 from jurist.judges import CriteriaReport, CriterionRow
 
 # The flag behind each field of the spec: criteria[1] is the second --criterion.
@@ -96,10 +96,13 @@ def criteria(
         check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
-    with showing_progress(f"judging {output} on {len(criterion or [])} criteria", quiet=as_json):
+    with showing_progress(
+        f"judging {output} on {counted(len(criterion or []), 'criterion', 'criteria')}",
+        quiet=as_json,
+    ):
         judgment = judge_sync(judge, Context(goal, output=text, context=sources))
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:
-        render_criteria(Console(), output, judgment)
+        render_criteria(output_console(), output, judgment)
     raise typer.Exit(exit_code(judgment.status))

@@ -26,7 +26,8 @@ from jurist.cli._inputs import (
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
-from jurist.core import run_sync
+from jurist.cli._render import output_console
+from jurist.core import counted, run_sync
 from jurist.llm import ModelError
 from jurist.store import StoreError
 
@@ -183,7 +184,7 @@ def show_cycle(
         print_wide(table)
     else:
         typer.echo("no messages stored for this cycle")
-    render_outcome(Console(), outcome)
+    render_outcome(output_console(), outcome)
 
 
 @cycles_app.command("approve")
@@ -271,7 +272,7 @@ def _protocol_gist(message: Mapping[str, Any]) -> str:
     sender = parsed.metadata.sender_id
     said: str
     if isinstance(payload, m.EvaluateRequest):
-        said = f"judge a response of {len(payload.response)} characters on " + _count(
+        said = f"judge a response of {len(payload.response)} characters on " + counted(
             len(payload.criteria), "criterion", "criteria"
         )
     elif isinstance(payload, m.Evaluation):
@@ -279,7 +280,7 @@ def _protocol_gist(message: Mapping[str, Any]) -> str:
         if payload.failed_criteria:
             said += f"; failed: {', '.join(payload.failed_criteria)}"
     elif isinstance(payload, m.AnalyzeRequest):
-        said = f"explain a score of {payload.evaluation.score:.3f} from " + _count(
+        said = f"explain a score of {payload.evaluation.score:.3f} from " + counted(
             len(payload.responses), "response", "responses"
         )
     elif isinstance(payload, m.Analysis):
@@ -294,19 +295,17 @@ def _protocol_gist(message: Mapping[str, Any]) -> str:
         if payload.techniques_used:
             said += f" ({', '.join(payload.techniques_used)})"
     elif isinstance(payload, m.ChallengeRequest):
-        said = f"challenge a prompt of {len(payload.prompt)} characters on " + _count(
+        said = f"challenge a prompt of {len(payload.prompt)} characters on " + counted(
             len(payload.cases), "case", "cases"
         )
     elif isinstance(payload, m.Challenge):
         severities = Counter(finding.severity.value for finding in payload.findings)
-        said = _count(len(payload.findings), "finding", "findings")
+        said = counted(len(payload.findings), "finding")
         if severities:
             said += " (" + ", ".join(f"{n} {s}" for s, n in sorted(severities.items())) + ")"
     elif isinstance(payload, m.ReviewRequest):
         said = (
-            f"review iteration {payload.iteration} ("
-            + _count(payload.findings, "finding", "findings")
-            + ")"
+            f"review iteration {payload.iteration} (" + counted(payload.findings, "finding") + ")"
         )
     else:
         review: m.Review = payload  # the last payload type of the protocol
@@ -319,7 +318,7 @@ def _record_gist(message: Mapping[str, Any]) -> str:
     outputs = message.get("outputs")
     if isinstance(outputs, list):
         failed = sum(1 for o in outputs if isinstance(o, Mapping) and o.get("error"))
-        said = _count(len(outputs), "answer", "answers") + f" to the {message.get('prompt')} prompt"
+        said = counted(len(outputs), "answer") + f" to the {message.get('prompt')} prompt"
         return said + (f", {failed} failed" if failed else "")
     if "accepted" in message and "new_score" in message:
         verdict = "accepted" if message["accepted"] else "rejected"
@@ -350,7 +349,3 @@ def _record_gist(message: Mapping[str, Any]) -> str:
 
 def _compact(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"

@@ -20,6 +20,7 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption
 from jurist.cli._progress import progress_console
+from jurist.cli._render import output_console
 from jurist.core import Status, run_sync
 from jurist.data import Dataset, FieldMap, load_dataset
 from jurist.runner import (
@@ -141,7 +142,7 @@ def eval_command(
         payload["out"] = None if out is None else str(out)
         typer.echo(json.dumps(payload, indent=2))
     else:
-        render_summary(Console(), result)
+        render_summary(output_console(), result)
     raise typer.Exit(Exit.UNDECIDED if result.summary.errors else Exit.PASS)
 
 

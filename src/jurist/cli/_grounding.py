@@ -25,7 +25,7 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption, open_knowledge
 from jurist.cli._progress import showing_progress
-from jurist.cli._render import status_text
+from jurist.cli._render import output_console, status_text
 from jurist.core import Context, Judgment, judge_sync, run_sync
 from jurist.judges import (
     ClaimRow,
@@ -99,7 +99,7 @@ def _finish(judgment: Judgment, subject: str, as_json: bool, decided: str) -> No
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:
-        render_claims(Console(), subject, judgment, decided)
+        render_claims(output_console(), subject, judgment, decided)
     raise typer.Exit(exit_code(judgment.status))
 
 

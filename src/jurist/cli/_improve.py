@@ -22,7 +22,8 @@ from jurist.cli._inputs import (
     read_file,
 )
 from jurist.cli._kb import DatabaseOption
-from jurist.core import run_sync
+from jurist.cli._render import output_console
+from jurist.core import counted, run_sync
 from jurist.data import DatasetError
 from jurist.llm import ModelError
 from jurist.rubrics import Criterion
@@ -383,7 +384,7 @@ def finish(outcome: "CycleOutcome", *, out: Path | None, as_json: bool) -> NoRet
         payload = {**outcome.model_dump(mode="json"), "out": None if out is None else str(out)}
         typer.echo(json.dumps(payload, indent=2))
     else:
-        console = Console()
+        console = output_console()
         render_outcome(console, outcome)
         if out is not None:
             console.print(Text(f"final prompt written to {out}", style="dim"))
@@ -445,7 +446,7 @@ def outcome_rows(outcome: "CycleOutcome") -> list[tuple[str, str]]:
         ),
         (
             "tokens",
-            f"{usage.input_tokens} in, {usage.output_tokens} out, {usage.calls} calls",
+            f"{usage.input_tokens} in, {usage.output_tokens} out, {counted(usage.calls, 'call')}",
         ),
         ("cost", cost),
         ("time", f"{outcome.seconds:.1f} s"),

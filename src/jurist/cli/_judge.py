@@ -24,7 +24,7 @@ from jurist.cli._inputs import (
     read_rubric,
 )
 from jurist.cli._progress import showing_progress
-from jurist.cli._render import status_text
+from jurist.cli._render import output_console, status_text
 from jurist.core import Context, Judge, Judgment, judge_sync
 from jurist.judges import RubricResult
 
@@ -148,5 +148,5 @@ def judge(
     if as_json:
         typer.echo(judgment.to_json(indent=2))
     else:
-        render_rubric(Console(), output, judgment)
+        render_rubric(output_console(), output, judgment)
     raise typer.Exit(exit_code(judgment.status))

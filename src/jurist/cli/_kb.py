@@ -4,11 +4,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from jurist.cli._inputs import BadInput, exit_bad_input
+from jurist.cli._render import output_console
 from jurist.core import run_sync, to_json_text
 from jurist.knowledge import IngestError, KnowledgeBase
 from jurist.store import StoreError
@@ -97,7 +97,7 @@ def list_collections(
         table.add_column(column)
     for name, documents, chunks in found:
         table.add_row(name, str(documents), str(chunks))
-    Console().print(table)
+    output_console().print(table)
 
 
 @kb_app.command("search")
@@ -149,7 +149,7 @@ def search(
     if as_json:
         typer.echo(to_json_text(found))
         return
-    console = Console()
+    console = output_console()
     if not found:
         console.print("no passage matches")
     for rank, row in enumerate(found, 1):

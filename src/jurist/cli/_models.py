@@ -5,10 +5,10 @@ import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from jurist.cli._exit import Exit
+from jurist.cli._render import output_console
 from jurist.llm import (
     CATALOG,
     KnownModel,
@@ -73,7 +73,7 @@ def list_models(
         size = f"{int(str(row['size_bytes'])) / 2**20:,.0f} MiB"
         sha = str(row["sha256"])
         table.add_row(str(row["spec"]), str(row["use"]), installed, ready, size, sha[:12])
-    console = Console()
+    console = output_console()
     console.print(table)
     if not runtime_installed():
         console.print("the embedded runtime is not installed: pip install 'jurist[local]'")

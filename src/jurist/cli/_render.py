@@ -1,4 +1,6 @@
-"""Readable verdicts for people at a terminal."""
+"""Readable verdicts for people at a terminal, and output that survives a pipe."""
+
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -13,6 +15,21 @@ _STYLE = {
     Status.ABSTAIN: "bold yellow",
     Status.ERROR: "bold magenta",
 }
+
+
+# Wide enough that nothing a command prints is ever cut, narrow enough for rich to lay out.
+_UNWRAPPED = 100_000
+
+
+def output_console(**options: Any) -> Console:
+    """The console a command prints its result on. At a terminal, lines are fitted to its
+    width; piped or redirected, a line is as long as its content: a file, a pager or a
+    Markdown viewer wraps it, and a report's table cut at 80 columns would be no table."""
+    console = Console(**options)
+    if not console.is_terminal:
+        console.width = _UNWRAPPED
+        console.soft_wrap = True
+    return console
 
 
 def status_text(status: Status) -> Text:

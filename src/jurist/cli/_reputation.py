@@ -4,7 +4,6 @@ import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -15,6 +14,7 @@ from jurist.cli._inputs import (
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
+from jurist.cli._render import output_console
 from jurist.core import run_sync
 from jurist.store import StoreError
 
@@ -98,7 +98,7 @@ def show_reputation(
     if as_json:
         typer.echo(found.model_dump_json(indent=2))
         return
-    console = Console()
+    console = output_console()
     console.print(
         Text.assemble(("judge ", "bold"), (found.judge_id, "bold"), f"  score {found.score:.3f}")
     )

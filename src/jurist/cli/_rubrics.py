@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from jurist.cli._exit import Exit
+from jurist.cli._render import output_console
+from jurist.core import counted
 from jurist.rubrics import (
     LocatedRubric,
     Rubric,
@@ -73,7 +74,7 @@ def list_command(
         table.add_row(
             escape(rubric.id), escape(rubric.name), escape(criteria), escape(_source(located))
         )
-    Console().print(table)
+    output_console().print(table)
 
 
 def _criterion_heading(criterion: RubricCriterion) -> str:
@@ -81,12 +82,12 @@ def _criterion_heading(criterion: RubricCriterion) -> str:
     if criterion.essential:
         parts.append(f"essential (minimum {criterion.essential_minimum:g})")
     count = len(criterion.examples)
-    parts.append(f"{count} example{'' if count == 1 else 's'}")
+    parts.append(counted(count, "example"))
     return f"[bold]{escape(criterion.name)}[/]  " + ", ".join(parts)
 
 
 def _print_rubric(rubric: Rubric) -> None:
-    console = Console(highlight=False)
+    console = output_console(highlight=False)
     width = max(console.width, 40)
 
     def say(text: str, lead: str = "") -> None:
@@ -156,4 +157,4 @@ def check_command(
             err=True,
         )
     count = len(rubric.criteria)
-    typer.echo(f"ok: {rubric.id} ({count} criteri{'on' if count == 1 else 'a'})")
+    typer.echo(f"ok: {rubric.id} ({counted(count, 'criterion', 'criteria')})")

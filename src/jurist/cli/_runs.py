@@ -15,7 +15,8 @@ from rich.text import Text
 from jurist.cli._eval import render_summary, result_header
 from jurist.cli._inputs import BadInput, exit_bad_input
 from jurist.cli._kb import DatabaseOption
-from jurist.core import run_sync
+from jurist.cli._render import output_console
+from jurist.core import counted, run_sync
 from jurist.runner import RunResult, load_run
 from jurist.store import RecordStore, StoredRun, StoreError
 
@@ -133,7 +134,7 @@ def show(
         }
         typer.echo(json.dumps(payload, indent=2))
         return
-    console = Console()
+    console = output_console()
     render_summary(console, result)
     spec = found.spec or {}
     dataset = spec.get("dataset") or {}
@@ -186,4 +187,4 @@ def export(
     except OSError as exc:
         exit_bad_input(BadInput(f"--out: cannot write {out}: {exc.strerror or exc}"))
     if out is not None:
-        typer.echo(f"{len(result.judgments)} items written to {out}", err=True)
+        typer.echo(f"{counted(len(result.judgments), 'item')} written to {out}", err=True)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from jurist.cli._exit import Exit, exit_interrupted
@@ -19,6 +18,7 @@ from jurist.cli._inputs import (
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
+from jurist.cli._render import output_console
 from jurist.cli._reputation import reputation_row
 from jurist.core import run_sync
 from jurist.data import DatasetError
@@ -206,7 +206,7 @@ def _print_tournament(
         return
     # Plain text, never wrapped: a Markdown table cut at the terminal's width is no table.
     typer.echo(result.to_markdown())
-    console = Console()
+    console = output_console()
     for rep in recorded:
         console.print(
             Text(f"reputation {rep.judge_id}: {rep.score:.3f}", style="dim"), highlight=False

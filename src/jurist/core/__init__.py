@@ -44,6 +44,7 @@ from jurist.core._params import (
     min_score_of,
     threshold_of,
 )
+from jurist.core._plural import counted
 from jurist.core._progress import Reporter, Step, Steps, report, reporting
 from jurist.core._record import JsonRoundTrip, record
 from jurist.core._report import REPORT_KEY, Report, ReportError, thawed
@@ -104,6 +105,7 @@ __all__ = [
     "any_of",
     "checked",
     "combined_kind",
+    "counted",
     "gather_ordered",
     "judge",
     "judge_name",

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from jurist.core import counted
 from jurist.knowledge._ingest import Skipped
 
 
@@ -21,7 +22,7 @@ class IngestReport:
         return (
             f"{self.collection}: {len(self.added)} added, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped, "
-            f"{self.chunks} chunks written"
+            f"{counted(self.chunks, 'chunk')} written"
         )
 
 
