@@ -1,7 +1,7 @@
 """How fast the validation service answers: schema-only in process and over HTTP, requests/s
 under wrk, and full validations against a simulated model of fixed latency.
 
-Targets: schema-only P50 <= 1 ms in process (the service spec allows 10 ms); a full
+Targets: schema-only P50 <= 1 ms in process (the service must answer within 10 ms); a full
 validation's wall time <= 1.2 x the critical path of its model calls.
 
 Parts (`--parts`, all by default):
@@ -105,7 +105,7 @@ CRITERIA = [
     "Tests are included",
     "Function has proper naming",
 ]
-# The service spec's example request, schema layer only.
+# The sorting-function example request, schema layer only.
 SCHEMA_ONLY: dict[str, Any] = {
     "output": OUTPUT,
     "validation_types": ["schema"],
