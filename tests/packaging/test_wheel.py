@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import jurist.llm._embeddings as embeddings_module
+from jurist.data import SUMMEVAL_100_SHA256
 
 ROOT = Path(__file__).resolve().parents[2]
 UV = shutil.which("uv")
@@ -57,3 +58,8 @@ def test_no_extra_drags_a_source_build_or_an_unrelated_sdk(wheel: zipfile.ZipFil
 def test_the_embedding_tokenizer_is_in_the_wheel_byte_for_byte(wheel: zipfile.ZipFile):
     data = wheel.read("jurist/llm/data/all-minilm-l6-v2-tokenizer.json")
     assert hashlib.sha256(data).hexdigest() == embeddings_module._TOKENIZER_SHA256
+
+
+def test_the_summeval_calibration_set_is_in_the_wheel_byte_for_byte(wheel: zipfile.ZipFile):
+    data = wheel.read("jurist/data/datasets/summeval-100.jsonl")
+    assert hashlib.sha256(data).hexdigest() == SUMMEVAL_100_SHA256
