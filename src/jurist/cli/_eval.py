@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jurist.cli._command_line import command_line
+from jurist.cli._eval_gate import ci_options, ci_report, exit_for
 from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
     BadInput,
@@ -20,7 +21,6 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption
 from jurist.cli._progress import progress_console
-from jurist.cli._render import output_console
 from jurist.core import Status, run_sync
 from jurist.data import Dataset, FieldMap, load_dataset
 from jurist.runner import (
@@ -73,6 +73,20 @@ def eval_command(
     ] = None,
     database: DatabaseOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    fail_under: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-under",
+            metavar="RATE",
+            help="Exit 1 when the pass rate (of decided items) is below RATE: 0.9 or 90%.",
+        ),
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit", metavar="FILE", help="Write a JUnit XML report for CI: a case per item."
+        ),
+    ] = None,
 ) -> None:
     """Judge every row of DATASET and store each judgment as it completes.
 
@@ -81,8 +95,13 @@ def eval_command(
     otherwise; a row's `id` field, else its line number, identifies it. An interrupted run
     (Ctrl-C, a crash) resumes with --resume RUN, judging only what it had not stored.
 
-    Exit codes: 0 every item judged without ERROR, 3 some item's judgment is ERROR (or the
-    store failed during the run), 2 bad input, 130 interrupted.
+    For CI: --fail-under RATE gates the job on the pass rate, --junit FILE writes a JUnit
+    XML report (a test case per item; FAIL a failure, ERROR an error, ABSTAIN skipped).
+
+    Exit codes: 0 every item judged without ERROR (and the pass rate at least --fail-under),
+    1 the pass rate is below --fail-under, 3 some item's judgment is ERROR or, under
+    --fail-under, no item was decided (or the store failed during the run), 2 bad input,
+    130 interrupted.
     """
     try:
         if resume is not None and name is not None:
@@ -90,6 +109,7 @@ def eval_command(
         check_model_spec(model)
         if out is not None and out.suffix.lower() not in _OUT_SUFFIXES:
             raise BadInput(f"--out: {out}: name a {' or '.join(_OUT_SUFFIXES)} file")
+        threshold = ci_options(fail_under, junit)
         rows = _dataset(dataset, field_map)
         choice = _judge(judge, model)
         if choice.model is not None:  # a deterministic judge asks no model
@@ -137,13 +157,17 @@ def eval_command(
 
     if out is not None:
         write_results(result, out)
+    gate = ci_report(result, junit, threshold)
     if as_json:
         payload = {**result_header(result), "summary": result.summary.to_dict()}
         payload["out"] = None if out is None else str(out)
+        payload["gate"] = None if gate is None else gate.to_dict()
         typer.echo(json.dumps(payload, indent=2))
     else:
-        render_summary(output_console(), result)
-    raise typer.Exit(Exit.UNDECIDED if result.summary.errors else Exit.PASS)
+        render_summary(Console(), result)
+        if gate is not None:
+            typer.echo(gate.message())
+    raise typer.Exit(exit_for(result.summary, gate))
 
 
 def _dataset(path: Path, maps: list[str] | None) -> Dataset:

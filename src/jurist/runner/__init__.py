@@ -11,6 +11,7 @@ resume an interrupted run without judging anything twice, and summarise.
 From sync code: `jurist.run_sync(lambda: evaluate(...))`.
 """
 
+from jurist.runner._columns import error_cause
 from jurist.runner._engine import evaluate, load_run
 from jurist.runner._judges import (
     JUDGE_FORMS,
@@ -20,7 +21,7 @@ from jurist.runner._judges import (
     resolve_judge,
 )
 from jurist.runner._progress import BarProgress, Progress
-from jurist.runner._results import COLUMNS, RunResult, RunSummary, error_cause
+from jurist.runner._results import COLUMNS, RunResult, RunSummary
 
 __all__ = [
     "COLUMNS",

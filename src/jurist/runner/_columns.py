@@ -65,3 +65,11 @@ def normalised_score(judgment: Judgment) -> float | None:
         return normalize(judgment.score)
     except ValueError:
         return None
+
+
+def error_cause(judgment: Judgment) -> str:
+    """Why an ERROR judgment is one: the judge's `cause` (`bad_input`, `timeout`,
+    `unparseable`, ...), else `exception` for a judge that raised, else `error`."""
+    if judgment.cause is not None:
+        return judgment.cause.value
+    return "exception" if judgment.error_info is not None else "error"

@@ -16,13 +16,15 @@ from jurist.core import Context, Judgment, Status, Usage
 from jurist.judges import RubricReport
 from jurist.runner._columns import (
     as_cell,
+    error_cause,
     input_cells,
     input_columns,
     normalised_score,
     vote_cells,
     vote_columns,
 )
-from jurist.runner._votes import members, votes_by_item
+from jurist.runner._junit import junit_tree, write_junit
+from jurist.runner._votes import members, vote_label, votes_by_item
 from jurist.store import StoredJudgment, StoredRun
 
 # The flat columns of an exported result, in order.
@@ -40,14 +42,6 @@ COLUMNS = (
     "cost_usd",
     "latency_ms",
 )
-
-
-def error_cause(judgment: Judgment) -> str:
-    """Why an ERROR judgment is one: the judge's `cause` (`bad_input`, `timeout`,
-    `unparseable`, ...), else `exception` for a judge that raised, else `error`."""
-    if judgment.cause is not None:
-        return judgment.cause.value
-    return "exception" if judgment.error_info is not None else "error"
 
 
 @dataclass(frozen=True)
@@ -244,6 +238,20 @@ class RunResult:
             for row, judgment in zip(self.rows(), self.judgments.values(), strict=True):
                 line = {**row, "judgment": judgment.to_dict()}
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def to_junit(self, target: str | Path | IO[bytes]) -> None:
+        """A JUnit XML report (what CI systems show test results from): a test suite of
+        the judge's verdicts, one test case per item, and for a jury or cascade one suite
+        per member. FAIL is a failure with the reasoning, ERROR an error with its cause,
+        ABSTAIN skipped."""
+        suites = {
+            vote_label(self.judge, member): {
+                item: votes[member] for item, votes in self.votes.items() if member in votes
+            }
+            for member in members(self.votes)
+        }
+        run = self.name or self.run_id or "jurist eval"
+        write_junit(junit_tree(run, self.judge, self.judgments, suites), target)
 
     def to_csv(self, target: str | Path | IO[str]) -> None:
         """The `columns()`, with a header; an unknown value is an empty cell."""
