@@ -65,6 +65,25 @@ def test_bad_requests_exit_2_naming_the_field(tmp_path, body, named):
     assert named in result.stderr
 
 
+def test_a_requests_severity_policy_decides_the_verdict_and_the_layers_status(tmp_path):
+    body = {**SCHEMA_ONLY, "severity_policy": {"schema_violation": "warning"}}
+    result = runner.invoke(app, ["validate", write(tmp_path, body)])
+    assert result.exit_code == 0, result.output
+    assert "VALID" in result.stdout
+    assert "INVALID" not in result.stdout
+    assert re.search(r"^schema\s+warn\b", result.stdout, re.MULTILINE), result.stdout
+    strict = runner.invoke(app, ["validate", write(tmp_path, SCHEMA_ONLY)])
+    assert re.search(r"^schema\s+fail\b", strict.stdout, re.MULTILINE), strict.stdout
+
+
+def test_a_bad_severity_policy_exits_2_naming_the_field_and_the_value(tmp_path):
+    body = {**SCHEMA_ONLY, "severity_policy": {"schema_violation": "fatal"}}
+    result = runner.invoke(app, ["validate", write(tmp_path, body)])
+    assert result.exit_code == 2
+    assert "severity_policy" in result.stderr
+    assert "'fatal'" in result.stderr
+
+
 def test_a_broken_layer_alone_exits_3(tmp_path, monkeypatch):
     from jurist.llm import ErrorKind, ModelError
 

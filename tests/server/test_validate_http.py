@@ -107,6 +107,10 @@ def test_the_spec_examples_are_answered_and_stored(serve):
             {"output": 1, "validation_types": ["facts"], "trusted_sources": ["nowhere"]},
             "trusted_sources[0]",
         ),
+        (
+            {"output": 1, "validation_types": ["quality"], "severity_policy": {"typo": "error"}},
+            "severity_policy",
+        ),
     ],
 )
 def test_bad_requests_are_422_naming_the_field(serve, body, field):

@@ -33,6 +33,7 @@ from jurist.validation import (
 )
 
 _SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+_VERDICT_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "error": "magenta"}
 
 
 def read_request(source: str) -> ValidationRequest:
@@ -107,7 +108,7 @@ def validation_exit(result: ValidationResult) -> Exit:
     findings = [
         i for i in result.issues if i.severity is Severity.ERROR and i.type != IssueType.LAYER_ERROR
     ]
-    return Exit.FAIL if findings or result.failed_criteria else Exit.UNDECIDED
+    return Exit.FAIL if findings else Exit.UNDECIDED
 
 
 def render_validation(console: Console, result: ValidationResult) -> None:
@@ -134,10 +135,11 @@ def render_validation(console: Console, result: ValidationResult) -> None:
     for column in ("layer", "status", "confidence", "issues", "seconds", "tokens"):
         layers.add_column(column, no_wrap=True)
     for name, layer in metadata.layers.items():
+        # The layer's verdict under the severity policy: it agrees with VALID / INVALID.
         status = (
             Text(f"error ({layer.cause})", style="magenta")
             if layer.status == "error"
-            else Text(str(layer.judge_status))
+            else Text(layer.verdict, style=_VERDICT_STYLE[layer.verdict])
         )
         layers.add_row(
             name.value,
