@@ -89,10 +89,36 @@ def _names(field: FieldInfo, name: str) -> list[str]:
 
 def _field_default(field: FieldInfo) -> str:
     if field.default_factory is not None:
-        return "(computed)"
+        return "-"
     if field.default is None or field.default is PydanticUndefined:
         return ""
     return str(getattr(field.default, "value", field.default))
+
+
+# What a variable does, for the fields whose model gives no description.
+FALLBACK = {
+    "OPENAI_API_KEY": "the key of `openai:MODEL` (the `openai` extra)",
+    "OPENAI_BASE_URL": "another base URL for the OpenAI client",
+    "ANTHROPIC_API_KEY": "the key of `anthropic:MODEL` (the `anthropic` extra)",
+    "ANTHROPIC_BASE_URL": "another base URL for the Anthropic client",
+    "JURIST_TIMEOUT_S": "the timeout of one call to a remote provider, in seconds; the "
+    "embedded model's limit on one generation starts from it and grows with its measured speed",
+    "JURIST_MAX_ATTEMPTS": "attempts per call, with exponential backoff and full jitter on "
+    "timeouts, connection errors, 408, 409, 429 (honouring Retry-After) and 5xx",
+    "JURIST_MAX_CONCURRENCY": "calls in flight per model, halved on a 429 and grown back",
+    "JURIST_REQUESTS_PER_MINUTE": "a client-side rate limit on requests to a remote provider",
+    "JURIST_TOKENS_PER_MINUTE": "a client-side rate limit on tokens sent to a remote provider",
+    "JURIST_HOST": "the address `jurist serve` listens on; without keys, nothing but "
+    "127.0.0.1 is allowed: the service refuses to start and says why",
+    "JUDGE_PORT": "the port `jurist serve` listens on (`--port` overrides)",
+    "JURIST_API_KEYS": "keys fixed for the process's life: `id:secret` or `id:sha256:HEX` "
+    "entries (`id:admin:...` for an admin), comma-separated; kept only as SHA-256 hashes. "
+    "Keys in the database (`jurist keys`) need no restart",
+    "JURIST_MAX_BODY_BYTES": "the largest request body, by its declared length or as it "
+    "streams (413 beyond)",
+    "LOG_LEVEL": "JSON log lines on stderr from this level",
+    "LOG_VALIDATION_RESULTS": "log each validation by id, verdict and counts, never by content",
+}
 
 
 def settings_markdown() -> str:
@@ -107,10 +133,10 @@ def settings_markdown() -> str:
         for name, field in model.model_fields.items():
             if name in skip:
                 continue
-            names = " or ".join(f"`{n}`" for n in _names(field, name))
-            lines.append(
-                f"| {names} | {_cell(_field_default(field))} | {_cell(field.description or '')} |"
-            )
+            variables = _names(field, name)
+            names = " or ".join(f"`{n}`" for n in variables)
+            what = field.description or FALLBACK.get(variables[0], "")
+            lines.append(f"| {names} | {_cell(_field_default(field))} | {_cell(what)} |")
         lines.append("")
     return "\n".join(lines)
 
