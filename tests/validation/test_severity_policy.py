@@ -4,6 +4,8 @@ the agreement between each layer's verdict and the result's validity, in every c
 
 import itertools
 import json
+import re
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -571,3 +573,11 @@ def test_the_settings_override_the_defaults_and_a_request_the_settings():
     chosen = validator.policy_for(request)
     assert chosen.of("low_clarity") is Severity.ERROR
     assert chosen.of("unverified_fact") is Severity.ERROR
+
+
+def test_the_pages_example_runs_as_written(capsys):
+    page = Path(__file__).parents[2] / "docs" / "how-to" / "validation-policy.md"
+    (code,) = re.findall(r"```python\n(.*?)```", page.read_text(), re.DOTALL)
+    exec(compile(code, str(page), "exec"), {})
+    promised = [line.removeprefix("# ") for line in code.splitlines() if line.startswith("# ")]
+    assert capsys.readouterr().out.splitlines() == promised
