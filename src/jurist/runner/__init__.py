@@ -6,7 +6,10 @@ resume an interrupted run without judging anything twice, and summarise.
     async with await RecordStore.open() as store:
         result = await evaluate(dataset, choice, store=store, name="nightly")
     print(result.summary.pass_rate)
-    result.to_csv("results.csv")
+    result.to_csv("results.csv")      # inputs, verdict, and each jury member's vote
+    result.to_junit("jurist.xml")     # a JUnit report for CI
+
+Rows in memory are a dataset too: `await evaluate([{"goal": ..., "output": ...}, ...], judge)`.
 
 From sync code: `jurist.run_sync(lambda: evaluate(...))`.
 """
