@@ -15,6 +15,7 @@ from jurist.judges import Retriever
 from jurist.llm import Model, Redactor, redact_json
 from jurist.server._config import ConfigError, ServiceSettings, load_config
 from jurist.server._cycles import router as cycles_router
+from jurist.server._docs import install_docs
 from jurist.server._edge import Edge
 from jurist.server._errors import install_handlers
 from jurist.server._key_routes import router as keys_router
@@ -85,12 +86,15 @@ def create_app(
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN: ours are installed
+        redoc_url=None,
     )
     app.state.service = service
     install_handlers(app)
     app.include_router(router)
     app.include_router(cycles_router)
     app.include_router(keys_router)
+    install_docs(app)
 
     def openapi() -> dict[str, Any]:
         # Keys can appear at run time (the key table), so the schema is made for each ask.
