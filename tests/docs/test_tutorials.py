@@ -133,3 +133,17 @@ def test_validation_service_runs(
     assert printed[1] == "['schema'] 0 0"
     assert printed[2].startswith("schema pass ")
     assert printed[3:] == ["200", "True"]
+
+
+TESTED_PAGES = {
+    "quickstart.md",
+    "tutorials/first-judgment.md",
+    "tutorials/rag-check.md",
+    "tutorials/validation-service.md",
+    "tutorials/calibrating.md",
+}
+
+
+def test_every_tutorial_page_is_tested() -> None:
+    pages = {f"tutorials/{page.name}" for page in (ROOT / "docs" / "tutorials").glob("*.md")}
+    assert pages | {"quickstart.md"} == TESTED_PAGES
