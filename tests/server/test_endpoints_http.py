@@ -253,3 +253,13 @@ def test_facts_are_checked_in_another_services_knowledge_base(serve, tmp_path):
 
 def script_requests(running):
     return running.service.validator.model().requests
+
+
+def test_a_judge_that_raises_is_an_error_judgment_with_its_cause_not_a_500(serve):
+    running = serve(ServiceScript(fail_with=RuntimeError("the model's tokenizer broke")))
+    with running.client() as client:
+        response = client.post("/judge", json={"context": {"output": OUTPUT}, "criteria": [POLITE]})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["status"] == "error"
+    assert "the model's tokenizer broke" in answer["judgment"]["reasoning"]

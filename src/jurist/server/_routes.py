@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from jurist import __version__
-from jurist.core import Context, Judge, Judgment
+from jurist.core import Context, Judge, Judgment, run_judge
 from jurist.judges import UnknownSource
 from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
@@ -250,7 +250,8 @@ async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeRe
     )
     judge_ = _build_judge(service, body)
     ctx = _context(body)
-    judgment: Judgment = await _within_deadline(service, judge_.judge(ctx))
+    # Whatever a judge raises is an ERROR judgment with its cause, never a 500.
+    judgment: Judgment = await _within_deadline(service, run_judge(judge_, ctx))
     sealer = _sealing(service)
     # A spec may name its judge at any length; the column keeps the first 200 characters.
     # The redactor is CPU-bound: off the event loop. The answer is `raw`, from memory.
