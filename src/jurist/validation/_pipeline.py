@@ -4,10 +4,11 @@ merged into one result.
     result = await validate({"output": {...}, "validation_types": ["schema", "criteria"], ...})
 
 Each issue's severity is the severity policy's for its type (the request's
-`severity_policy`, over the settings' JURIST_VALIDATION_SEVERITY, over the defaults); valid =
-no issue is an error, which is every layer's verdict pass or warn; confidence = the mean of
-the layer confidences; quality_score = the quality layer's score, or 0.5 when quality was not asked
-for (the API's value for "not assessed"; `metadata.quality_assessed` tells the two apart).
+`severity_policy`, over the settings' JURIST_VALIDATION_SEVERITY, over the defaults).
+valid = no issue is an error, which is every layer's verdict pass or warn; confidence = the
+mean of the layer confidences; quality_score = the quality layer's score, or 0.5 when
+quality was not asked for (the API's value for "not assessed"; `metadata.quality_assessed`
+tells the two apart).
 """
 
 import time
