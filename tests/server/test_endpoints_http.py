@@ -258,7 +258,10 @@ def script_requests(running):
 def test_a_judge_that_raises_is_an_error_judgment_with_its_cause_not_a_500(serve):
     running = serve(ServiceScript(fail_with=RuntimeError("the model's tokenizer broke")))
     with running.client() as client:
-        response = client.post("/judge", json={"context": {"output": OUTPUT}, "criteria": [POLITE]})
+        # The rubric's criteria run side by side: the error escaped as an exception group.
+        response = client.post(
+            "/judge", json={"context": {"output": OUTPUT}, "rubric": "output-quality"}
+        )
     assert response.status_code == 200, response.text
     answer = response.json()
     assert answer["status"] == "error"
