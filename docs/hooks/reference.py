@@ -73,6 +73,8 @@ def cli_markdown() -> str:
             else:
                 names = ", ".join(f"`{o}`" for o in [*param.opts, *param.secondary_opts])
             help_text = _cell(getattr(param, "help", None) or "")
+            if param.required and param.param_type_name == "option":
+                help_text = f"{help_text} (required)".strip()
             rows.append(f"| {names} | {help_text} | {_cell(_default(param))} |")
         if rows:
             lines += ["| argument or option | what | default |", "| --- | --- | --- |", *rows, ""]
