@@ -1,5 +1,6 @@
 """`evaluate` takes rows already in memory, read exactly like a dataset file's rows."""
 
+import pandas as pd
 import pytest
 from batch_fakes import Gate
 
@@ -60,3 +61,11 @@ async def test_no_output_column_at_all_names_field_map():
 async def test_something_else_is_a_type_error_saying_what_is_taken(data):
     with pytest.raises(TypeError, match="a list of rows"):
         await evaluate(data, Gate())
+
+
+async def test_a_dataframe_is_refused_saying_how_to_pass_its_rows():
+    frame = pd.DataFrame([{"output": "pass"}])
+    with pytest.raises(TypeError, match=r"frame.to_dict\('records'\)"):
+        await evaluate(frame, Gate())
+    result = await evaluate(frame.to_dict("records"), Gate())
+    assert result.summary.counts["pass"] == 1

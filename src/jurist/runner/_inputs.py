@@ -22,6 +22,11 @@ def as_dataset(data: Dataset | str | Path | Rows, field_map: FieldMap | str | No
         return data
     if isinstance(data, str | Path):
         return load_dataset(data, field_map)
+    if hasattr(data, "columns") and hasattr(data, "to_dict"):
+        raise TypeError(
+            "evaluate() takes rows as a list of dicts; for a DataFrame pass "
+            "frame.to_dict('records')"
+        )
     if isinstance(data, bytes | Mapping) or not isinstance(data, Iterable):
         raise TypeError(
             "evaluate() takes a Dataset, a dataset file's path, or a list of rows (dicts "
