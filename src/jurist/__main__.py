@@ -2,4 +2,6 @@
 
 from jurist.cli import main
 
-main()
+# Tools that import every module (documentation, architecture checks) must not start the CLI.
+if __name__ == "__main__":
+    main()
