@@ -2,6 +2,7 @@
 statistics against the human scores, the files it writes, and --compare."""
 
 import json
+import shlex
 
 import pytest
 from typer.testing import CliRunner
@@ -192,8 +193,12 @@ def test_ctrl_c_exits_130_saying_which_run_to_resume(tmp_path, monkeypatch):
         )
         assert result.exit_code == 130, result.output
         said = " ".join(result.stderr.split())
-        assert f"jurist {command[0]} {dataset} --rubric summarization" in said
-        assert "--resume nightly" in said
+        # The whole command, shell-quoted so that it pastes: every option given, then --resume.
+        printed = shlex.split(said.split("resume with ", 1)[1])
+        typed = [*command, str(dataset), "--rubric", "summarization", "--database", database]
+        assert printed[:2] == ["jurist", command[0]]
+        assert printed[-2:] == ["--resume", "nightly"]
+        assert sorted(printed[1:-2]) == sorted(typed)
         assert "Traceback" not in result.output
 
 
@@ -259,3 +264,20 @@ def test_eval_with_a_rubric_applies_its_saved_alignment(tmp_path, use_model, mon
         assert row["aligned_coherence"] == pytest.approx(0.5 + 2.0 * expected["coherence"])
         # The verdict and score stay the rubric's own.
         assert row["score"] == next(p["score"] for p in plain if p["item_id"] == row["item_id"])
+
+
+@pytest.mark.parametrize("command", [["calibrate"], ["align", "--dimension", "coherence"]])
+def test_the_shipped_ratings_are_named_summeval_100(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)  # no file of that name here: the name means the shipped set
+    seen = {}
+
+    async def counted(found, rubric, **options):
+        seen["items"] = len(found.items)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("jurist.calibration.calibrate", counted)
+    database = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    args = [*command, "summeval-100", "--rubric", "summarization", "--database", database]
+    result = runner.invoke(app, [*args, "--limit", "8"])
+    assert result.exit_code == 130, result.output
+    assert seen == {"items": 8}

@@ -41,12 +41,28 @@ def files(tmp_path: Path) -> dict[str, str]:
     request = {"output": ANSWER, "validation_types": ["criteria"], "acceptance_criteria": ["x"]}
     (tmp_path / "request.json").write_text(json.dumps(request), "utf-8")
     (tmp_path / "refund.yaml").write_text("type: contains\nname: refund\nkeywords: [refund]\n")
-    return {name: str(tmp_path / name) for name in ("answer.txt", "other.txt", "source.txt")} | {
-        "rows": str(tmp_path / "rows.jsonl"),
-        "request": str(tmp_path / "request.json"),
-        "spec": str(tmp_path / "refund.yaml"),
-        "db": f"sqlite:///{tmp_path / 'runs.sqlite3'}",
-    }
+    ratings = [
+        {"id": f"s{i}", "doc_id": "d", "source": "Items may be returned.", "output": ANSWER}
+        | {"human_scores": {"coherence": 3 + i % 2}, "scale": [1, 5]}
+        for i in range(4)
+    ]
+    (tmp_path / "ratings.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ratings))
+    (tmp_path / "prompt.txt").write_text("Answer the question.\n", "utf-8")
+    cases = [{"id": f"c{i}", "input": f"Question {i}?"} for i in range(4)]
+    (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    truth = [{"id": f"t{i}", "output": ANSWER, "label": i % 2 == 0} for i in range(4)]
+    (tmp_path / "truth.jsonl").write_text("".join(json.dumps(t) + "\n" for t in truth))
+    return (
+        {name: str(tmp_path / name) for name in ("answer.txt", "other.txt", "source.txt")}
+        | {
+            "rows": str(tmp_path / "rows.jsonl"),
+            "request": str(tmp_path / "request.json"),
+            "spec": str(tmp_path / "refund.yaml"),
+            "db": f"sqlite:///{tmp_path / 'runs.sqlite3'}",
+        }
+        | {name: str(tmp_path / f"{name}.jsonl") for name in ("ratings", "cases", "truth")}
+        | {"prompt": str(tmp_path / "prompt.txt")}
+    )
 
 
 def commands(files: dict[str, str]) -> dict[str, list[str]]:
@@ -59,10 +75,26 @@ def commands(files: dict[str, str]) -> dict[str, list[str]]:
         "grounding": ["grounding", answer, "--context", files["source.txt"]],
         "compare": ["compare", answer, files["other.txt"], "-i", "Explain refunds."],
         "validate": ["validate", files["request"]],
+        "calibrate": ["calibrate", files["ratings"], "--rubric", "summarization", "--database", db],
+        "align": [
+            *("align", files["ratings"], "--rubric", "summarization", "-d", "coherence"),
+            *("--database", db),
+        ],
+        "improve": [
+            *("improve", "--prompt", files["prompt"], "--cases", files["cases"]),
+            *("--criterion", "Answers the question", "--database", db),
+        ],
+        "tournament": [
+            *("tournament", "--ground-truth", files["truth"], "--criterion", "Is right"),
+            *("--database", db),
+        ],
     }
 
 
-COMMANDS = ["eval", "judge", "criteria", "grounding", "compare", "validate"]
+COMMANDS = [
+    *["eval", "judge", "criteria", "grounding", "compare", "validate"],
+    *["calibrate", "align", "improve", "tournament"],
+]
 
 
 def refused_line(result) -> str:

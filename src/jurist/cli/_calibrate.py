@@ -6,24 +6,29 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from jurist.cli._command_line import command_line
 from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
     BadInput,
     GoalOption,
     ModelOption,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
 from jurist.cli._render import output_console
 from jurist.core import counted, run_sync
-from jurist.data import DatasetError
+from jurist.data import DatasetError, summeval_100_path
 from jurist.store import RecordStore, StoreError
 
 if TYPE_CHECKING:
     from jurist.calibration import CalibrationReport
 
 # jurist.calibration (scipy, scikit-learn) takes seconds to import: only these commands pay.
+
+# The name of the human-rated set shipped in the package, accepted in place of a path.
+SHIPPED = "summeval-100"
 
 
 LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N items.", min=1)]
@@ -38,10 +43,12 @@ class Method(StrEnum):
 
 
 def calibrate_command(
+    ctx: typer.Context,
     dataset: Annotated[
         Path | None,
         typer.Argument(
-            help="A ratings dataset (.jsonl or .csv): id, source, output, human_scores."
+            help="A ratings dataset (.jsonl or .csv): id, source, output, human_scores; "
+            f"or {SHIPPED!r}, the 100 expert-rated news summaries shipped with jurist."
         ),
     ] = None,
     *,
@@ -110,6 +117,7 @@ def calibrate_command(
         if rubric is None:
             raise BadInput("--rubric: name the rubric to calibrate")
         check_model_spec(model)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
     from jurist.calibration import (
@@ -122,7 +130,7 @@ def calibrate_command(
     from jurist.runner import BarProgress
 
     try:
-        found = calibration_dataset(dataset, limit)
+        found = calibration_dataset(_shipped_or(dataset), limit)
     except (DatasetError, ValueError, OSError) as exc:
         exit_bad_input(exc)
 
@@ -150,7 +158,7 @@ def calibrate_command(
     try:
         report, aligned = run_sync(run)
     except KeyboardInterrupt:
-        exit_interrupted(_resume_hint("calibrate", dataset, rubric, progress.run))
+        exit_interrupted(_resume_hint(ctx, progress.run))
     except (RubricError, ValueError, LookupError, StoreError) as exc:
         exit_bad_input(exc)
     _show(report, out, as_json)
@@ -159,12 +167,17 @@ def calibrate_command(
     raise typer.Exit(Exit.PASS if report.verdict is CalibrationVerdict.PASS else Exit.FAIL)
 
 
-def _resume_hint(command: str, dataset: Path, rubric: str, run: str | None) -> str:
-    again = run or "RUN (see `jurist runs list`)"
-    return (
-        f"interrupted; what was judged is stored: resume with "
-        f"`jurist {command} {dataset} --rubric {rubric} ... --resume {again}`"
-    )
+def _resume_hint(ctx: typer.Context, run: str | None) -> str:
+    again = command_line(ctx, drop=("name", "resume"), add=("--resume", run or "RUN"))
+    which = "" if run else " (RUN: see `jurist runs list`)"
+    return f"interrupted; what was judged is stored: resume with{which}\n  {again}"
+
+
+def _shipped_or(dataset: Path) -> Path:
+    """The dataset at `dataset`, or the shipped one it names when no such file exists."""
+    if str(dataset) == SHIPPED and not dataset.exists():
+        return summeval_100_path()
+    return dataset
 
 
 def _show(report: "CalibrationReport", out: Path | None, as_json: bool) -> None:
@@ -198,7 +211,11 @@ def _compare(runs: tuple[str, str], database: str | None, as_json: bool) -> None
 
 
 def align_command(
-    dataset: Annotated[Path, typer.Argument(help="A ratings dataset (.jsonl or .csv).")],
+    ctx: typer.Context,
+    dataset: Annotated[
+        Path,
+        typer.Argument(help=f"A ratings dataset (.jsonl or .csv), or {SHIPPED!r} (shipped)."),
+    ],
     *,
     rubric: Annotated[str, typer.Option("--rubric", help="The rubric whose scores are aligned.")],
     dimension: Annotated[
@@ -239,6 +256,7 @@ def align_command(
     """
     try:
         check_model_spec(model)
+        check_model_ready(model)
     except BadInput as exc:
         exit_bad_input(exc)
     from jurist.calibration import (
@@ -253,7 +271,7 @@ def align_command(
     from jurist.runner import BarProgress
 
     try:
-        found = calibration_dataset(dataset, limit)
+        found = calibration_dataset(_shipped_or(dataset), limit)
         chosen = get_rubric(rubric)
         every = rubric_dimensions(found, chosen)
         if dimension not in every:
@@ -293,7 +311,7 @@ def align_command(
     try:
         fitted = run_sync(run)
     except KeyboardInterrupt:
-        exit_interrupted(_resume_hint("align", dataset, chosen.id, progress.run))
+        exit_interrupted(_resume_hint(ctx, progress.run))
     except (ValueError, LookupError, StoreError) as exc:
         exit_bad_input(exc)
     assert isinstance(fitted, FittedAlignment)

@@ -17,6 +17,7 @@ from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
     BadInput,
     ModelOption,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
     read_file,
@@ -299,8 +300,11 @@ def _spec(
     if not text:
         raise BadInput(f"--prompt: {prompt} is empty")
     check_model_spec(model)
+    check_model_ready(model)
     try:
         check_model_spec(judge_model)
+        if judge_model is not None:
+            check_model_ready(judge_model)
     except BadInput as exc:
         raise BadInput(str(exc).replace("--model", "--judge-model", 1)) from exc
     if holdout is not None and not 0.0 < holdout < 1.0:

@@ -14,6 +14,7 @@ from jurist.cli._improve import open_store
 from jurist.cli._inputs import (
     BadInput,
     ModelOption,
+    check_model_ready,
     check_model_spec,
     exit_bad_input,
 )
@@ -180,6 +181,7 @@ def _check_tournament_input(
     if criterion is not None and not criterion.strip():
         raise BadInput("--criterion: the criterion is blank")
     check_model_spec(model)
+    check_model_ready(model)
     if samples and not 0.0 < temperature <= 2.0:
         raise BadInput(
             f"--temperature: {temperature} must lie in (0, 2]: sampling at 0 repeats the "
