@@ -72,8 +72,9 @@ class Command:
 
 
 def commands(page: str, *, with_model: bool) -> list[Command]:
-    """The `jurist` and `curl` commands of the page's shell blocks, continuation lines
-    joined; `# exit N` at the end of a line is the exit status it promises (else 0).
+    """The `jurist` commands (alone or at the end of a pipe) and `curl` commands of the
+    page's shell blocks, continuation lines joined; `# exit N` at the end of a line is the
+    exit status it promises (else 0).
     `jurist serve` is left out: a test starts the service itself."""
     found = []
     for block in runnable(page, with_model=with_model, lang="sh"):
@@ -91,7 +92,8 @@ def commands(page: str, *, with_model: bool) -> list[Command]:
             if found_exit := re.search(r"#\s*exit (\d+)\s*$", line):
                 expected = int(found_exit[1])
                 line = line[: found_exit.start()].strip()
-            if line.startswith(("jurist ", "curl ")) and not line.startswith("jurist serve"):
+            runs_jurist = re.search(r"(?:^|\|\s*)jurist (?!serve)", line)
+            if runs_jurist or line.startswith("curl "):
                 found.append(Command(line, expected))
     return found
 
