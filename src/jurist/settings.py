@@ -9,11 +9,12 @@ environment would then fill `home` from `$HOME`.
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MODEL = "local:qwen2.5-1.5b"
@@ -252,3 +253,27 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """The process's settings, read once. Tests and embedders pass a `Settings` explicitly."""
     return Settings()
+
+
+def _variable(settings_type: type[BaseSettings], field: str) -> str:
+    alias = settings_type.model_fields[field].validation_alias
+    if isinstance(alias, AliasChoices):
+        # The public name when there is one (the last choice), as operators will have set it.
+        names = [str(choice) for choice in alias.choices]
+        present = [name for name in names if name in os.environ]
+        return present[0] if present else names[-1]
+    return field
+
+
+def explain_invalid(error: ValidationError, settings_type: type[BaseSettings]) -> str:
+    """Every bad variable of `error`, by the name it is set with, and what is wrong with it:
+    `invalid configuration: JURIST_X='y': problem; ...`."""
+    problems = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else ""
+        name = _variable(settings_type, field) if field in settings_type.model_fields else field
+        # Keys and URLs may hold secrets: their values are never echoed.
+        secret = any(word in name for word in ("KEY", "URL", "SECRET", "PASSWORD"))
+        shown = "" if secret else f"={item.get('input')!r}"
+        problems.append(f"{name}{shown}: {item['msg']}")
+    return "invalid configuration: " + "; ".join(problems)

@@ -172,3 +172,12 @@ def test_ctrl_c_prints_the_command_that_resumes_the_run(environment, files, tmp_
     ]  # fmt: skip
     assert result.stderr.splitlines()[-1].strip() == shlex.join(expected)
     assert shlex.split(result.stderr.splitlines()[-1]) == expected
+
+
+def test_a_bad_jurist_setting_stops_any_command_with_one_line(environment, files):
+    environment.setenv("JURIST_QUALITY_MIN_SCORE", "5")
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["check", files["answer.txt"], "--contains", "refund"], env=WIDE)
+    line = refused_line(result)
+    assert line.startswith("error: invalid configuration: JURIST_QUALITY_MIN_SCORE='5': ")
+    assert "less than or equal to 1" in line

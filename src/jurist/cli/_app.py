@@ -4,6 +4,7 @@ import os
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from jurist import __version__
 from jurist.cli._calibrate import align_command, calibrate_command
@@ -12,6 +13,7 @@ from jurist.cli._compare import compare
 from jurist.cli._criteria import criteria
 from jurist.cli._cycles import cycles_app
 from jurist.cli._eval import eval_command
+from jurist.cli._exit import Exit
 from jurist.cli._grounding import facts, grounding
 from jurist.cli._help import ReadableGroup
 from jurist.cli._improve import improve_command
@@ -25,7 +27,7 @@ from jurist.cli._serve import keys_app, serve_command
 from jurist.cli._store import store_app
 from jurist.cli._tournament import tournament_command
 from jurist.cli._validate import validate
-from jurist.settings import get_settings
+from jurist.settings import Settings, explain_invalid, get_settings
 
 app = typer.Typer(
     name="jurist",
@@ -63,6 +65,13 @@ def _root(
         # Every command reads its settings from the environment: this run's turn the cache off.
         os.environ["JURIST_CACHE"] = "0"
         get_settings.cache_clear()
+    try:
+        get_settings()
+    except ValidationError as exc:
+        # Read here, before any command starts, so a bad JURIST_* variable is one line, not a
+        # traceback from wherever a setting is first needed.
+        typer.echo(f"error: {explain_invalid(exc, Settings)}", err=True)
+        raise typer.Exit(Exit.BAD_INPUT) from None
 
 
 app.command("align")(align_command)

@@ -1,7 +1,6 @@
 """The service's configuration, from the environment: the JUDGE_* and feature variables plus
 jurist's own. A bad value stops the start with a message naming the variable."""
 
-import os
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -10,7 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from jurist.core import JuristError
 from jurist.server._sealing import Sealer
-from jurist.settings import Settings
+from jurist.settings import Settings, explain_invalid
 
 DEFAULT_PORT = 8005
 LOOPBACK = "127.0.0.1"
@@ -162,37 +161,15 @@ class ConfigError(JuristError, ValueError):
     """A setting the service cannot start with; the message names the variable."""
 
 
-def _variable(settings_type: type[BaseSettings], field: str) -> str:
-    alias = settings_type.model_fields[field].validation_alias
-    if isinstance(alias, AliasChoices):
-        # The public name when there is one (the last choice), as operators will have set it.
-        names = [str(choice) for choice in alias.choices]
-        present = [name for name in names if name in os.environ]
-        return present[0] if present else names[-1]
-    return field
-
-
-def _explain(error: ValidationError, settings_type: type[BaseSettings]) -> ConfigError:
-    problems = []
-    for item in error.errors():
-        field = str(item["loc"][0]) if item["loc"] else ""
-        name = _variable(settings_type, field) if field in settings_type.model_fields else field
-        # Keys and URLs may hold secrets: their values are never echoed.
-        secret = any(word in name for word in ("KEY", "URL", "SECRET", "PASSWORD"))
-        shown = "" if secret else f"={item.get('input')!r}"
-        problems.append(f"{name}{shown}: {item['msg']}")
-    return ConfigError("invalid configuration: " + "; ".join(problems))
-
-
 def load_config() -> tuple[Settings, ServiceSettings]:
     """Both settings objects, read from the environment, or a ConfigError naming every bad
     variable."""
     try:
         settings = Settings()
     except ValidationError as exc:
-        raise _explain(exc, Settings) from None
+        raise ConfigError(explain_invalid(exc, Settings)) from None
     try:
         service = ServiceSettings()
     except ValidationError as exc:
-        raise _explain(exc, ServiceSettings) from None
+        raise ConfigError(explain_invalid(exc, ServiceSettings)) from None
     return settings, service
