@@ -95,6 +95,10 @@ class CycleModels:
 def cycle_models(monkeypatch):
     """`install(**options)` makes every model the loop asks for a `CycleModels` panel."""
 
+    # The commands check a provider's configuration before any work: these tests name
+    # OpenAI models, which the panel stands in for, so the key only has to be set.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
     def install(**options) -> CycleModels:
         models = CycleModels(**options)
         monkeypatch.setattr("jurist.autonomy._cycle_calls.get_model", models.get_model)
