@@ -54,6 +54,14 @@ def test_all_criteria_met_exits_0_with_a_table(use_model, output_file):
     assert "polite" in out
 
 
+def test_one_criterion_met_reads_in_the_singular(use_model, output_file):
+    use_model(by_criterion({REFUND: verdict(0.93, "It says 30 days.")}))
+    result = run("criteria", str(output_file), "--criterion", REFUND)
+    assert result.exit_code == 0, result.output
+    assert "the criterion met" in result.stdout
+    assert "all 1" not in result.stdout
+
+
 def test_an_unmet_criterion_exits_1(use_model, output_file):
     answers = {REFUND: verdict(0.93, "It says 30 days."), POLITE: verdict(0.2, "Curt.")}
     use_model(*[by_criterion(answers)] * 2)

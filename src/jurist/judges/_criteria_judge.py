@@ -285,7 +285,7 @@ class CriteriaJudge(BaseJudge):
         return Judgment(
             Status.PASS,
             NumericScore(1.0),
-            f"all {total} criteria met",
+            f"all {total} criteria met" if total > 1 else "the criterion met",
             tuple(checks),
             confidence=confidence,
             usage=usage,

@@ -268,7 +268,8 @@ class FactChecker(BaseJudge):
                 metadata=metadata,
             )
         return Judgment.ok(
-            f"all {len(facts)} claims verified in {searched}",
+            (f"all {len(facts)} claims" if len(facts) > 1 else "the claim")
+            + f" verified in {searched}",
             score=NumericScore(1.0),
             checks=checks,
             confidence=1.0,

@@ -302,7 +302,7 @@ class HallucinationJudge(GroundingJudge):
             )
         allowed = f"within the allowed {self.max_unsupported}"
         return Judgment.ok(
-            f"all {total} claims supported by the context"
+            (f"all {total} claims" if total > 1 else "the claim") + " supported by the context"
             if not unsupported
             else f"{len(unsupported)} of {total} claims unsupported, {allowed}",
             score=score,
