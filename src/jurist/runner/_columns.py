@@ -5,7 +5,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from jurist.core import Context, Judgment, normalize
+from jurist.core import Context, Judgment, normalized_score
 
 # An item's inputs, as the dataset's columns were mapped to them; `metadata.KEY` columns
 # follow for the metadata the map gave the items.
@@ -33,7 +33,7 @@ def vote_cells(votes: Mapping[str, Judgment]) -> dict[str, Any]:
     cells: dict[str, Any] = {}
     for member, judgment in votes.items():
         cells[f"vote.{member}"] = judgment.status.value
-        cells[f"vote_score.{member}"] = normalised_score(judgment)
+        cells[f"vote_score.{member}"] = normalized_score(judgment)
     return cells
 
 
@@ -54,17 +54,6 @@ def as_cell(value: Any) -> Any:
     if isinstance(value, list | tuple | dict):
         return json.dumps(value, ensure_ascii=False)
     return value
-
-
-def normalised_score(judgment: Judgment) -> float | None:
-    """The judgment's score in 0..1; None without one, or for a categorical score (which
-    has no number without a category map)."""
-    if judgment.score is None:
-        return None
-    try:
-        return normalize(judgment.score)
-    except ValueError:
-        return None
 
 
 def error_cause(judgment: Judgment) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree as ET
 
-from jurist.core import Judgment, Status
-from jurist.runner._columns import error_cause, normalised_score
+from jurist.core import Judgment, Status, normalized_score
+from jurist.runner._columns import error_cause
 
 # XML 1.0 has no form for most control characters, which a model's text may hold.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -84,7 +84,7 @@ def _case(suite: str, item_id: str, judgment: Judgment, latency_ms: float | None
 
 def _details(judgment: Judgment) -> str:
     lines = [judgment.reasoning or "(no reasoning given)"]
-    score = normalised_score(judgment)
+    score = normalized_score(judgment)
     if score is not None:
         lines.append(f"score: {score:.3f} (0..1)")
     lines += [

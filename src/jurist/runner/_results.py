@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from jurist.core import Context, Judgment, Status, Usage
+from jurist.core import Context, Judgment, Status, Usage, normalized_score
 from jurist.judges import RubricReport
 from jurist.runner._columns import (
     as_cell,
     error_cause,
     input_cells,
     input_columns,
-    normalised_score,
     vote_cells,
     vote_columns,
 )
@@ -83,7 +82,7 @@ class RunSummary:
         every = list(judgments)
         statuses = Counter(j.status for j in every)
         decided = statuses[Status.PASS] + statuses[Status.FAIL]
-        scores = [s for s in map(normalised_score, every) if s is not None]
+        scores = [s for s in map(normalized_score, every) if s is not None]
         usage = Usage.total(j.usage for j in every)
         judged = len(every) - resumed if judged is None else judged
         return cls(
@@ -268,7 +267,7 @@ def _row(item_id: str, judge: str, judgment: Judgment) -> dict[str, Any]:
         "item_id": item_id,
         "judge": judge,
         "status": judgment.status.value,
-        "score": normalised_score(judgment),
+        "score": normalized_score(judgment),
         "confidence": judgment.confidence,
         "cause": error_cause(judgment) if judgment.status is Status.ERROR else None,
         "reasoning": judgment.reasoning,
