@@ -14,6 +14,9 @@ Rows in memory are a dataset too: `await evaluate([{"goal": ..., "output": ...},
 From sync code: `jurist.run_sync(lambda: evaluate(...))`.
 """
 
+# A batch starts from a dataset: its two constructors are part of the runner's surface, so
+# `from jurist.runner import load_dataset, evaluate` is all a script needs.
+from jurist.data import dataset_from_rows, load_dataset
 from jurist.runner._columns import error_cause
 from jurist.runner._engine import evaluate, load_run
 from jurist.runner._judges import (
@@ -35,9 +38,11 @@ __all__ = [
     "Progress",
     "RunResult",
     "RunSummary",
+    "dataset_from_rows",
     "describe_judge",
     "error_cause",
     "evaluate",
+    "load_dataset",
     "load_run",
     "resolve_judge",
 ]
