@@ -584,3 +584,16 @@ def test_reputation_of_an_unknown_judge_exits_2(tournament_files):
     assert "JUDGE: no reputation for 'nobody'" in result.stderr
     empty = runner.invoke(app, ["reputation", "list", "--database", db])
     assert "no reputations yet" in empty.stdout
+
+
+@pytest.mark.parametrize(("env", "shown"), [({"TTY_COMPATIBLE": "1"}, True), ({}, False)])
+def test_a_tournament_shows_it_is_running_at_a_terminal_only(
+    tournament_files, use_model, env, shown
+):
+    use_model(*[panel] * 100)
+    files = tournament_files
+    args = ["tournament", "--ground-truth", str(files["truth"]), "--database", files["db"]]
+    args += ["--variants", str(files["variants"]), "--samples", "0"]
+    result = runner.invoke(app, args, env={"TERM": "xterm-256color", "COLUMNS": "200", **env})
+    assert result.exit_code == 0, result.output
+    assert ("running the tournament" in result.stderr) is shown

@@ -19,6 +19,7 @@ from jurist.cli._inputs import (
     exit_bad_input,
 )
 from jurist.cli._kb import DatabaseOption
+from jurist.cli._progress import showing_progress
 from jurist.cli._render import output_console
 from jurist.cli._reputation import reputation_row
 from jurist.core import run_sync
@@ -150,7 +151,8 @@ def tournament_command(
             return result, await record_reputations(store, result)
 
     try:
-        result, recorded = run_sync(run)
+        with showing_progress("running the tournament", quiet=as_json):
+            result, recorded = run_sync(run)
     except KeyboardInterrupt:
         exit_interrupted("interrupted; nothing was recorded")
     except VariantError as exc:  # a variant's template that cannot be loaded
