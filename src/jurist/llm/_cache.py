@@ -59,6 +59,12 @@ def cache_key(model_name: str, request: Request) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+# The cache files this process has set up (WAL mode, the table); a file set aside as
+# corrupt leaves the set, so that its fresh successor is set up again.
+_PREPARED: set[Path] = set()
+_PREPARING = threading.Lock()
+
+
 @record
 class CacheStats:
     entries: int
@@ -113,10 +119,18 @@ class ResponseCache:
             self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None
         )
         try:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-            connection.execute(_SCHEMA)
+            connection.execute("PRAGMA synchronous=NORMAL")
+            # Switching a new file to WAL and creating the table take it whole: several
+            # threads doing so at once found it locked (a validation's layers, each asking
+            # the model on the first call). Once per file and process, one thread at a time.
+            path = self.path.resolve()
+            if path not in _PREPARED:
+                with _PREPARING:
+                    if path not in _PREPARED:
+                        connection.execute("PRAGMA journal_mode=WAL")
+                        connection.execute(_SCHEMA)
+                        _PREPARED.add(path)
         except BaseException:
             connection.close()
             raise
@@ -150,6 +164,8 @@ class ResponseCache:
                 exc,
                 aside,
             )
+            with _PREPARING:
+                _PREPARED.discard(self.path.resolve())
             with suppress(FileNotFoundError):
                 os.replace(self.path, aside)
             for suffix in ("-wal", "-shm"):
