@@ -21,6 +21,7 @@ from jurist.cli._inputs import (
 )
 from jurist.cli._kb import DatabaseOption
 from jurist.cli._progress import progress_console
+from jurist.cli._render import output_console
 from jurist.core import Status, run_sync
 from jurist.data import Dataset, FieldMap, load_dataset
 from jurist.runner import (
@@ -164,7 +165,7 @@ def eval_command(
         payload["gate"] = None if gate is None else gate.to_dict()
         typer.echo(json.dumps(payload, indent=2))
     else:
-        render_summary(Console(), result)
+        render_summary(output_console(), result)
         if gate is not None:
             typer.echo(gate.message())
     raise typer.Exit(exit_for(result.summary, gate))
