@@ -169,7 +169,9 @@ class OwnServer:
         processes = self.processes()
         try:
             for pid in processes:
-                os.kill(pid, signal.SIGSTOP)
+                # A backend may end between the listing and here: it needs no freezing.
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
             yield
         finally:
             for pid in processes:

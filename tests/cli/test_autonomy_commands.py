@@ -14,6 +14,7 @@ from jurist.cli._cycles import event_gist
 from jurist.cli._improve import criterion_specs
 from jurist.cli._inputs import BadInput
 from jurist.llm import ErrorKind, ModelError, Request, Response
+from jurist.settings import get_settings
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 runner = CliRunner()
@@ -98,13 +99,15 @@ def cycle_models(monkeypatch):
     # The commands check a provider's configuration before any work: these tests name
     # OpenAI models, which the panel stands in for, so the key only has to be set.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    get_settings.cache_clear()  # settings read by an earlier test would not have the key
 
     def install(**options) -> CycleModels:
         models = CycleModels(**options)
         monkeypatch.setattr("jurist.autonomy._cycle_calls.get_model", models.get_model)
         return models
 
-    return install
+    yield install
+    get_settings.cache_clear()
 
 
 @pytest.fixture
