@@ -199,7 +199,10 @@ def model_error_judgment(
     if prompt is not None:
         metadata["prompt_sha256"] = prompt.sha256
     return Judgment.error(
-        f"the model failed ({exc.kind.value}): {exc.cause}", exc, usage=usage, metadata=metadata
+        f"the model failed ({exc.kind.value}): {exc.cause}",
+        exc,
+        usage=usage if usage is not None else exc.usage,
+        metadata=metadata,
     )
 
 

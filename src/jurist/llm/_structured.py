@@ -281,6 +281,7 @@ class Structured(ModelWrapper):
                 ErrorKind.UNPARSEABLE,
                 f"no JSON valid against the schema, even after a re-ask: {_one_line(problem)}",
                 model=self.name,
+                usage=usage,
             )
         if len(choices) < len(checked):
             logger.warning(

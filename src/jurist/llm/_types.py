@@ -147,6 +147,7 @@ class ModelError(JuristError):
 
     `retryable` defaults from the kind: timeouts, rate limits, server and connection errors are
     worth another attempt; a rejected request, an unreadable answer or a refusal are not.
+    `usage` is what the calls made before the failure cost, when there were any.
     """
 
     def __init__(
@@ -159,6 +160,7 @@ class ModelError(JuristError):
         retry_after_s: float | None = None,
         retryable: bool | None = None,
         attempts: int = 1,
+        usage: Usage | None = None,
     ) -> None:
         self.kind = ErrorKind(kind)
         self.cause = cause
@@ -167,6 +169,9 @@ class ModelError(JuristError):
         self.retry_after_s = retry_after_s
         self.retryable = self.kind in _RETRYABLE if retryable is None else retryable
         self.attempts = attempts
+        # What the provider billed before the failure (a re-asked answer still unreadable
+        # was two calls): a failed judgment still counts its tokens and cost.
+        self.usage = usage
         where = f" from {model}" if model else ""
         super().__init__(f"{self.kind.value}{where}: {cause}")
 
