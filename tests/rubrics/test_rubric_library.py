@@ -311,3 +311,16 @@ def test_anchors_are_kept_in_scale_order(tmp_path):
 def test_a_rubric_round_trips_through_json(no_user_rubrics):
     rubric = get_rubric("tone")
     assert Rubric.model_validate_json(rubric.model_dump_json()) == rubric
+
+
+def test_a_rubric_file_is_parsed_once_until_its_text_changes(tmp_path):
+    data = yaml.safe_load(BUILT_IN_FILES[0].read_text())
+    path = write(tmp_path, "mine.yaml", data)
+    first = load_rubric(path)
+    assert load_rubric(path) is first  # the same text: the parse is reused
+    changed = copy.deepcopy(data)
+    changed["description"] = "A changed description."
+    write(tmp_path, "mine.yaml", changed)
+    again = load_rubric(path)
+    assert again is not first
+    assert again.description == "A changed description."

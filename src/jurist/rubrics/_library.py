@@ -1,5 +1,6 @@
 """Loading rubrics: from a file, or by id from the built-in library and JURIST_RUBRICS_PATH."""
 
+import functools
 import os
 from importlib import resources
 from pathlib import Path
@@ -57,6 +58,14 @@ def load_rubric(path: str | Path) -> Rubric:
         text = path.read_text("utf-8")
     except OSError as exc:
         raise RubricError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    return _parsed(text, str(path))
+
+
+# Parsing the YAML is most of what a rubric costs (about 10 ms against microseconds to read
+# the file): a text already parsed is not parsed again. Rubrics are frozen, so sharing one
+# is safe; a file that changes is a new text, parsed afresh.
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str, path: str) -> Rubric:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -64,7 +73,7 @@ def load_rubric(path: str | Path) -> Rubric:
         at = f" at line {where.line + 1} column {where.column + 1}" if where else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise RubricError(f"{path}: not valid YAML{at}: {problem}") from exc
-    return parse_rubric(data, str(path))
+    return parse_rubric(data, path)
 
 
 def _user_dirs() -> list[Path]:
