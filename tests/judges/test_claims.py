@@ -127,6 +127,13 @@ SOURCE = (
         ("for the World's Fair ... The Eiffel Tower", False),  # pieces out of order
         ("", False),
         ("...", False),
+        # Whole tokens only: not a number inside a longer one, nor a word inside a word.
+        ("It is 33 metres tall", False),
+        ("It is 330 metre", False),
+        ("he Eiffel Tower", False),
+        ("The Eiffel Tower", True),  # at the very start of the source
+        ("visit it each year.", True),  # at the very end
+        ("seven million people visit it each years", False),
     ],
 )
 def test_quotes_count_only_when_the_source_holds_them(quote, found):
