@@ -109,6 +109,14 @@ class Settings(BaseSettings):
         validation_alias=_env("JURIST_LOCAL_CONTEXT"),
         description="context window, in tokens, of the embedded model",
     )
+    cluster: str | None = Field(
+        None,
+        pattern=r"^(local(:[1-9][0-9]*)?|(tcp|tls)://\S+)$",
+        validation_alias=_env("JURIST_CLUSTER"),
+        description="where batch commands judge their items: local:N (a Dask cluster of N "
+        "worker processes on this machine) or tcp://HOST:PORT (a running Dask scheduler); "
+        "unset, in the command's own process",
+    )
     database_url: str | None = Field(
         None,
         validation_alias=_env("JURIST_DATABASE_URL"),

@@ -102,11 +102,13 @@ async def calibrate(
     target: Target | None = None,
     n_boot: int = 1000,
     method: CalibrationMethod | str = "plain",
+    cluster: str | None = None,
 ) -> Calibration:
     """Scores every item by `method` (by default the rubric's chosen criteria, G-Eval, one
     call per criterion; see `method_named`) and reports the agreement with the
     human scores. With a store, the run is stored like any `jurist eval` run (so it can be
-    resumed) and the report is kept with it."""
+    resumed) and the report is kept with it. `cluster` judges the items on a Dask cluster
+    (see `jurist.runner.evaluate`)."""
     chosen_rubric = rubric if isinstance(rubric, Rubric) else get_rubric(rubric)
     scorer = method_named(method) if isinstance(method, str) else method
     chosen = scorer.dimensions(chosen_rubric, list(dataset.dimensions), dimensions)
@@ -144,6 +146,7 @@ async def calibrate(
         resume=resume,
         progress=progress,
         keep=report_of,
+        cluster=cluster,
     )
     report = reports[-1]
     # Saved alignments map a rubric judge's signals, scored plainly or by the criteria's

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from jurist.cli._cluster import ClusterOption
 from jurist.cli._command_line import command_line
 from jurist.cli._exit import Exit, exit_interrupted
 from jurist.cli._inputs import (
@@ -65,6 +66,7 @@ def calibrate_command(
     goal: GoalOption = "",
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 1,
+    cluster: ClusterOption = None,
     target: Annotated[
         float, typer.Option("--target", help="The pooled Pearson each dimension must reach.")
     ] = 0.7,
@@ -145,6 +147,7 @@ def calibrate_command(
                 model=model,
                 goal=goal,
                 concurrency=concurrency,
+                cluster=cluster,
                 store=store,
                 name=name,
                 resume=resume is not None,
@@ -237,6 +240,7 @@ def align_command(
     goal: GoalOption = "",
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 1,
+    cluster: ClusterOption = None,
     name: Annotated[str | None, typer.Option("--name", help="Name the stored run.")] = None,
     resume: Annotated[
         str | None,
@@ -292,6 +296,7 @@ def align_command(
                 method=methods,
                 goal=goal,
                 concurrency=concurrency,
+                cluster=cluster,
                 store=store,
                 name=name,
                 resume=resume is not None,

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from jurist.cli._cluster import ClusterOption
 from jurist.cli._command_line import command_line
 from jurist.cli._eval_gate import ci_options, ci_report, exit_for
 from jurist.cli._exit import Exit, exit_interrupted
@@ -73,6 +74,7 @@ def eval_command(
         typer.Option("--resume", help="Resume this run (id or name): judge what it lacks."),
     ] = None,
     database: DatabaseOption = None,
+    cluster: ClusterOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     fail_under: Annotated[
         str | None,
@@ -140,6 +142,7 @@ def eval_command(
                 name=name,
                 resume=resume is not None,
                 progress=progress,
+                cluster=cluster,
             )
 
     try:

@@ -42,6 +42,14 @@ class ModelRef:
             return self._model.name
         return self._given if isinstance(self._given, str) else get_settings().model
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A model named by spec is resolved again where the judge is unpickled (a cluster's
+        # worker, whose process builds the model once): its clients belong to this process.
+        # The default is pinned to this process's setting, so a worker asks the same model.
+        if isinstance(self._given, str | None):
+            return {"_given": self._given or get_settings().model, "_model": None}
+        return dict(self.__dict__)
+
 
 @dataclass(frozen=True)
 class CallPolicy:

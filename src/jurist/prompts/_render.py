@@ -171,6 +171,15 @@ class PromptTemplate:
     def __repr__(self) -> str:
         return f"PromptTemplate({self.name!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A compiled Jinja template does not pickle: a judge sent to another process (a
+        # cluster's worker) carries the source, compiled again there.
+        return (_compiled, (self.source, self.name, self.missing))
+
+
+def _compiled(source: str, name: str, missing: Missing) -> PromptTemplate:
+    return PromptTemplate(source, name=name, missing=missing)
+
 
 @functools.cache
 def _package_template(name: str, missing: Missing) -> PromptTemplate:

@@ -17,6 +17,7 @@ From sync code: `jurist.run_sync(lambda: evaluate(...))`.
 # A batch starts from a dataset: its two constructors are part of the runner's surface, so
 # `from jurist.runner import load_dataset, evaluate` is all a script needs.
 from jurist.data import dataset_from_rows, load_dataset
+from jurist.runner._cluster import CLUSTER_FORMS, Cluster, ClusterError, check_cluster
 from jurist.runner._columns import error_cause
 from jurist.runner._engine import evaluate, load_run
 from jurist.runner._judges import (
@@ -30,14 +31,18 @@ from jurist.runner._progress import BarProgress, Progress
 from jurist.runner._results import COLUMNS, RunResult, RunSummary
 
 __all__ = [
+    "CLUSTER_FORMS",
     "COLUMNS",
     "JUDGE_FORMS",
     "BarProgress",
+    "Cluster",
+    "ClusterError",
     "JudgeChoice",
     "JudgeChoiceError",
     "Progress",
     "RunResult",
     "RunSummary",
+    "check_cluster",
     "dataset_from_rows",
     "describe_judge",
     "error_cause",

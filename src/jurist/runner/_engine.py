@@ -15,6 +15,7 @@ from typing import Any
 
 from jurist.core import Cause, Judge, Judgment, judge_name, to_json_safe
 from jurist.data import Dataset, FieldMap, Item
+from jurist.runner._cluster import check_cluster, on_cluster
 from jurist.runner._inputs import Rows, as_dataset, stored_inputs
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
@@ -47,6 +48,7 @@ async def evaluate(
     resume: bool = False,
     progress: Progress | None = None,
     keep: Callable[[RunResult], Mapping[str, Any]] | None = None,
+    cluster: str | None = None,
 ) -> RunResult:
     """Judge every item of `dataset` with `judge`, at most `concurrency` at a time.
 
@@ -67,6 +69,12 @@ async def evaluate(
     judgment for are skipped, the rest judged, and the result covers them all. The dataset,
     map, judge and model must be those the run was started with (ValueError naming what
     differs); an unknown run is a LookupError.
+
+    `cluster` judges the items on a Dask cluster instead of in this process: `local:N`
+    starts N worker processes on this machine for the run, `tcp://HOST:PORT` joins a running
+    scheduler (needs the `cluster` extra). Each worker judges `concurrency` items at a time;
+    this process records every judgment as above, so storing, resuming and the result are
+    the same, and a worker lost mid-run loses nothing (its items are judged elsewhere).
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -83,6 +91,8 @@ async def evaluate(
             "judge": about,
             "model": model,
             "concurrency": concurrency,
+            # checked now, so that a cluster named wrong stops the run before it is stored
+            "cluster": None if cluster is None else check_cluster(cluster).text,
         },
         "spec",
     )
@@ -114,7 +124,8 @@ async def evaluate(
     if progress is not None:
         progress.start(total=len(dataset.items), done=resumed, run=name or run_id)
     try:
-        await _judge_all(todo, the_judge, concurrency, completed)
+        judge_all = _judge_all if cluster is None else on_cluster(cluster, _judge_all)
+        await judge_all(todo, the_judge, concurrency, completed)
     except (asyncio.CancelledError, KeyboardInterrupt) as stop:
         await _finish(store, run_id, INTERRUPTED, summary(), stop)
         raise
