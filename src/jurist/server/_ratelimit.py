@@ -1,10 +1,11 @@
 """Rate limiting: requests per API key (or per client address without keys) in a sliding
 window, counted where every process of the service sees them.
 
-By default the counts live in the service's database (`jurist.store.RateCounts`), so
+By default the counts live in the service's database, taken in leases (`_rate_leases`): a
+process reserves a block of a key's places at once and spends it from memory, so
 `--workers 4`, or four replicas on one database, allow what one process allows, not four
-times as much. `JURIST_RATE_LIMIT_STORAGE=memory` counts in each process instead: cheaper,
-exact for a single process, and documented as per process.
+times as much, without a database write per request. `JURIST_RATE_LIMIT_STORAGE=memory`
+counts in each process instead: exact for a single process, and documented as per process.
 
 Both keep the same sliding-window estimate (the current fixed window's count plus the
 previous one's, weighted by how much of it is still in view), and a refused request does not
@@ -20,6 +21,7 @@ from typing import Protocol
 
 from limits import RateLimitItem, parse_many
 
+from jurist.server._rate_leases import retry_after
 from jurist.store import Counted
 
 VARIABLE = "JURIST_RATE_LIMIT"
@@ -63,15 +65,16 @@ class MemoryCounter:
         if estimate <= limit:
             self._hits[(bucket, start)] = current
             return Counted(True, estimate, 0)
-        counted = current - 1
-        if previous and counted < limit:
-            wait = (estimate - limit) / previous * window_s
-        else:
-            wait = start + window_s - now + window_s * max(0.0, 1 - (limit - 1) / counted)
-        # A moving window frees a place within one window; the estimate may ask a little
-        # longer, and a caller told to wait no longer than the window asks again then.
-        wait = min(wait, window_s)
-        return Counted(False, estimate - 1, max(1, math.ceil(wait)))
+        wait = retry_after(
+            estimate,
+            limit,
+            counted=current - 1,
+            previous=previous,
+            start=start,
+            window_s=window_s,
+            now=now,
+        )
+        return Counted(False, estimate - 1, wait)
 
     def _forget(self, oldest: int) -> None:
         if len(self._hits) > 10_000:

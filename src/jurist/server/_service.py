@@ -16,6 +16,7 @@ from jurist.server._auth import Authenticator
 from jurist.server._config import ServiceSettings
 from jurist.server._keys import KeyRing
 from jurist.server._metrics import Metrics
+from jurist.server._rate_leases import LeasedCounter, RateLeases
 from jurist.server._ratelimit import RateLimiter
 from jurist.server._remote_sources import RemoteSources
 from jurist.server._sealing import Sealer, sealer_for
@@ -24,7 +25,6 @@ from jurist.store import (
     AuditSpool,
     KeyStore,
     PurgeReport,
-    RateCounts,
     RecordStore,
     StoreError,
     database_url,
@@ -115,7 +115,7 @@ class Service:
         self.auth.keys = KeyStore(self.store.engine)
         await self.auth.required()  # what the OpenAPI schema says of authentication
         if self.limiter is not None and self.config.rate_limit_storage == "database":
-            self.limiter.counter = RateCounts(self.store.engine)
+            self.limiter.counter = LeasedCounter(RateLeases(self.store.engine))
         if self._given_retriever is None:
             self.validator.retriever = await self._retriever()
         self.model_state.task = asyncio.create_task(self._warm_model())
@@ -150,6 +150,10 @@ class Service:
             log.error("the model is not ready: %s", self.model_state.error)
 
     async def stop(self) -> None:
+        if self.store is not None:
+            # Every write queued for the group commit (the last requests' audit entries) is
+            # committed, or failed and spooled, before anything closes.
+            await self.store.flush()
         if self._replay is not None:
             self._replay_stop.set()
             await self._replay  # not cancelled mid-write: the store's timeouts bound it
