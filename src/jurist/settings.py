@@ -80,7 +80,23 @@ class Settings(BaseSettings):
     )
     timeout_s: float = Field(120.0, gt=0, validation_alias=_env("JURIST_TIMEOUT_S"))
     max_attempts: int = Field(4, ge=1, le=20, validation_alias=_env("JURIST_MAX_ATTEMPTS"))
-    max_concurrency: int = Field(16, ge=1, le=1024, validation_alias=_env("JURIST_MAX_CONCURRENCY"))
+    max_concurrency: int = Field(
+        256,
+        ge=1,
+        le=1024,
+        validation_alias=_env("JURIST_MAX_CONCURRENCY"),
+        description="the most calls in flight to one provider endpoint: the ceiling of the "
+        "adaptive limit (it starts at 32, doubles while the provider keeps up, halves on a "
+        "429), and how many items a batch keeps in flight by default",
+    )
+    concurrency: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        validation_alias=_env("JURIST_CONCURRENCY"),
+        description="a fixed number of calls in flight to one provider endpoint, instead of "
+        "the adaptive limit",
+    )
     requests_per_minute: float | None = Field(
         None, gt=0, validation_alias=_env("JURIST_REQUESTS_PER_MINUTE")
     )
@@ -255,6 +271,12 @@ class Settings(BaseSettings):
     @property
     def database_file(self) -> Path:
         return self.home / "jurist.sqlite3"
+
+    @property
+    def concurrency_ceiling(self) -> int:
+        """The most calls in flight to one provider endpoint: the fixed number when one is
+        set, else the adaptive limit's ceiling."""
+        return self.concurrency or self.max_concurrency
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""Limits: per-call timeouts, concurrency with AIMD, and client-side rate limits."""
+"""Limits: per-call timeouts, concurrency (adaptive), and client-side rate limits."""
 
 import asyncio
 
@@ -77,8 +77,9 @@ async def test_no_more_calls_than_the_limit_are_in_flight():
     assert limited.in_flight == 0
 
 
-async def test_rate_limits_halve_the_limit_and_successes_grow_it_back():
-    model = ScriptedModel(script=[RATE_LIMITED] * 3 + [answer()] * 40)
+async def test_each_rate_limit_after_the_last_halving_halves_the_limit_again():
+    # Growth, the remembered level and probing: tests/llm/test_adaptive_concurrency.py.
+    model = ScriptedModel(script=[RATE_LIMITED] * 3)
     limited = ConcurrencyLimited(model, max_concurrency=8)
     seen = []
     for _ in range(3):
@@ -86,15 +87,6 @@ async def test_rate_limits_halve_the_limit_and_successes_grow_it_back():
             await limited.complete(REQUEST)
         seen.append(limited.limit)
     assert seen == [4, 2, 1]
-    # Additive increase: 1 -> 2 -> 2.5 -> 2.9 -> 3.24, one slot per round of calls.
-    grown = []
-    for _ in range(4):
-        await limited.complete(REQUEST)
-        grown.append(limited.limit)
-    assert grown == [2, 2, 2, 3]
-    for _ in range(36):
-        await limited.complete(REQUEST)
-    assert limited.limit == 8  # back at the maximum, and never above it
 
 
 async def test_the_limit_never_falls_below_the_minimum():

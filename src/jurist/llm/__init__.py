@@ -10,6 +10,7 @@ from jurist.llm._budget import Budget, Budgeted, Reservation
 from jurist.llm._cache import Cached, ResponseCache
 from jurist.llm._call_budget import CallBudget
 from jurist.llm._catalog import CATALOG, KnownModel
+from jurist.llm._concurrency import AdaptiveLimit, ConcurrencyWatch
 from jurist.llm._cost import Priced, PriceTable
 from jurist.llm._embedded import EmbeddedModel, generation_running, runtime_installed
 from jurist.llm._embeddings import (
@@ -60,6 +61,7 @@ from jurist.llm._wrapper import ModelWrapper, complete_sync, innermost
 
 __all__ = [
     "CATALOG",
+    "AdaptiveLimit",
     "Budget",
     "Budgeted",
     "Cached",
@@ -67,6 +69,7 @@ __all__ = [
     "Capabilities",
     "Choice",
     "ConcurrencyLimited",
+    "ConcurrencyWatch",
     "EmbeddedModel",
     "Embedder",
     "ErrorKind",

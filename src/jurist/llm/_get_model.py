@@ -9,7 +9,9 @@ The stack, from the caller inwards, and why in this order:
 - `Retrying`: each attempt is timed and limited separately, and a backoff does not hold a
   concurrency slot.
 - `RateLimited` (when configured), `ConcurrencyLimited` (remote providers; the embedded one
-  runs one generation at a time by construction).
+  runs one generation at a time by construction). Its limit is the endpoint's: models
+  calling one provider endpoint share it, and it adapts to what the endpoint takes
+  (`JURIST_MAX_CONCURRENCY` its ceiling), unless `JURIST_CONCURRENCY` fixes it.
 - `TimeLimited` (remote providers), inside the limiters, so that waiting for a slot does not
   count against a call's time. The embedded model times its own generation for the same
   reason: its requests wait in a queue.
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from jurist.llm._cache import Cached, ResponseCache
 from jurist.llm._catalog import CATALOG
+from jurist.llm._concurrency import AdaptiveLimit
 from jurist.llm._cost import Priced, PriceTable
 from jurist.llm._embedded import EmbeddedModel, LoadOptions
 from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
@@ -39,6 +42,7 @@ from jurist.settings import Settings, get_settings
 
 _built: dict[tuple[str, ...], Model] = {}
 _caches: dict[Path, ResponseCache] = {}
+_limits: dict[tuple[str, int | None, int], AdaptiveLimit] = {}
 _lock = threading.Lock()
 
 
@@ -76,7 +80,7 @@ def _stack(spec: ModelSpec, settings: Settings, use_cache: bool) -> Model:
     model: Model = Priced(_provider(spec, settings), PriceTable.load(settings.prices_file))
     if not local:
         model = TimeLimited(model, default_timeout_s=settings.timeout_s)
-        model = ConcurrencyLimited(model, max_concurrency=settings.max_concurrency)
+        model = ConcurrencyLimited(model, limits=_endpoint_limit(spec, settings))
     if settings.requests_per_minute or settings.tokens_per_minute:
         model = RateLimited(
             model,
@@ -88,6 +92,25 @@ def _stack(spec: ModelSpec, settings: Settings, use_cache: bool) -> Model:
     if use_cache:
         model = Cached(model, _response_cache(settings.cache_file))
     return model
+
+
+def _endpoint_limit(spec: ModelSpec, settings: Settings) -> AdaptiveLimit:
+    """The limit on calls in flight to the endpoint `spec` calls, shared by every model that
+    calls it with the same concurrency settings: a provider's capacity is the endpoint's."""
+    if spec.provider == "openai":
+        endpoint = f"openai@{settings.openai_base_url or 'https://api.openai.com/v1'}"
+    elif spec.provider == "anthropic":
+        endpoint = f"anthropic@{settings.anthropic_base_url or 'https://api.anthropic.com'}"
+    else:
+        endpoint = f"{spec.provider}@{spec.base_url}"
+    key = (endpoint, settings.concurrency, settings.max_concurrency)
+    limit = _limits.get(key)
+    if limit is None:
+        fixed = settings.concurrency
+        limit = _limits[key] = AdaptiveLimit(
+            ceiling=fixed or settings.max_concurrency, adaptive=fixed is None, name=endpoint
+        )
+    return limit
 
 
 def _response_cache(path: Path) -> ResponseCache:

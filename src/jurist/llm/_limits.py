@@ -4,10 +4,9 @@ import asyncio
 import json
 import math
 import time
-import weakref
-from collections import deque
 from collections.abc import Awaitable, Callable
 
+from jurist.llm._concurrency import AdaptiveLimit, _Gate
 from jurist.llm._types import ErrorKind, Model, ModelError, Request, Response
 from jurist.llm._wrapper import ModelWrapper
 
@@ -46,124 +45,109 @@ class TimeLimited(ModelWrapper):
             raise ModelError(ErrorKind.TIMEOUT, cause, model=self.name) from exc
 
 
-class _Gate:
-    """The calls in flight on one event loop, and the calls waiting for a slot (FIFO).
-
-    A slot is handed to a waiter when it frees up, and freeing one never awaits, so a
-    cancelled call can neither lose a slot nor leave a waiter asleep.
-    """
-
-    def __init__(self) -> None:
-        self.in_flight = 0
-        self.waiters: deque[asyncio.Future[None]] = deque()
-
-    async def acquire(self, limit: Callable[[], int]) -> None:
-        if not self.waiters and self.in_flight < limit():
-            self.in_flight += 1
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiters.append(waiter)
-        try:
-            await waiter
-        except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self.release(limit)  # the slot came just as the caller gave up
-            elif waiter in self.waiters:
-                self.waiters.remove(waiter)
-                self.wake(limit)  # a waiter behind this one may fit now
-            raise
-
-    def release(self, limit: Callable[[], int]) -> None:
-        self.in_flight -= 1
-        self.wake(limit)
-
-    def wake(self, limit: Callable[[], int]) -> None:
-        while self.waiters and self.in_flight < limit():
-            waiter = self.waiters.popleft()
-            if not waiter.done():
-                self.in_flight += 1
-                waiter.set_result(None)
-
-
 class ConcurrencyLimited(ModelWrapper):
-    """At most `limit` calls in flight; with `adaptive`, the limit follows the provider (AIMD).
+    """At most `limit` calls in flight; with `adaptive`, the limit follows the provider.
 
-    A rate-limited call halves the limit (not below `min_concurrency`), and each success adds
-    1/limit to it (not above `max_concurrency`), that is about one more slot per round of
-    calls. Steady state: against a provider that starts rate-limiting above some concurrency
-    C, the limit saws between about C/2 and C; against one that never does, it sits at
-    `max_concurrency`. Calls that started before a halving and are rate-limited after it do
-    not halve it again: a burst of 429s answering one round is one signal, as in TCP.
+    The limit and the calls in flight belong to an `AdaptiveLimit` (`limits`), which several
+    models calling one provider endpoint share; without one, this model gets its own, its
+    ceiling `max_concurrency`. Adaptive, it starts at 32 (or the ceiling), doubles each round
+    of calls while the provider keeps up, halves on a 429 or a timeout, and then stays just
+    below the level the 429s came at, probing above it only now and then (see
+    `AdaptiveLimit`). Fixed (`adaptive=False`), it stays at `max_concurrency`.
 
-    Slots belong to an event loop: `complete_sync` runs each call on a loop of its own, and
-    asyncio primitives cannot be shared across loops. The learned limit is shared.
-    A shrinking limit never deadlocks: the calls over the limit finish and are not replaced.
+    A 429's Retry-After pauses every new call to the endpoint until it has passed; the
+    refused call's own retry waits for it in `Retrying` (placed outside). Slots belong to an
+    event loop (`complete_sync` runs each call on a loop of its own); the learned limit is
+    shared. A shrinking limit never deadlocks: the calls over the limit finish and are not
+    replaced.
     """
 
     def __init__(
         self,
         inner: Model,
         *,
-        max_concurrency: int,
+        max_concurrency: int | None = None,
         adaptive: bool = True,
         min_concurrency: int = 1,
+        limits: AdaptiveLimit | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         super().__init__(inner)
-        if not 1 <= min_concurrency <= max_concurrency:
-            raise ValueError(
-                "ConcurrencyLimited needs 1 <= min_concurrency <= max_concurrency, got "
-                f"{min_concurrency} and {max_concurrency}"
+        if limits is None:
+            if max_concurrency is None:
+                raise ValueError("ConcurrencyLimited needs max_concurrency or limits")
+            if not 1 <= min_concurrency <= max_concurrency:
+                raise ValueError(
+                    "ConcurrencyLimited needs 1 <= min_concurrency <= max_concurrency, got "
+                    f"{min_concurrency} and {max_concurrency}"
+                )
+            limits = AdaptiveLimit(
+                ceiling=max_concurrency,
+                floor=min_concurrency,
+                adaptive=adaptive,
+                name=inner.name,
+                clock=clock,
             )
-        self.max_concurrency = max_concurrency
-        self.min_concurrency = min_concurrency
-        self.adaptive = adaptive
-        self._limit = float(max_concurrency)
-        self._halvings = 0
-        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Gate] = (
-            weakref.WeakKeyDictionary()
-        )
+        self.limits = limits
+        self._sleep = sleep
+
+    @property
+    def max_concurrency(self) -> int:
+        return self.limits.ceiling
+
+    @property
+    def adaptive(self) -> bool:
+        return self.limits.adaptive
 
     @property
     def limit(self) -> int:
         """How many calls may be in flight now."""
-        return max(self.min_concurrency, math.floor(self._limit))
+        return self.limits.limit
 
     @property
     def in_flight(self) -> int:
         """The calls in flight on the running event loop."""
-        return self._gate().in_flight
-
-    def _gate(self) -> _Gate:
-        loop = asyncio.get_running_loop()
-        gate = self._gates.get(loop)
-        if gate is None:
-            gate = self._gates[loop] = _Gate()
-        return gate
-
-    def _current_limit(self) -> int:
-        return self.limit
+        return self.limits.gate().in_flight
 
     async def complete(self, request: Request) -> Response:
-        gate = self._gate()
-        await gate.acquire(self._current_limit)
-        halvings_at_start = self._halvings
+        limits = self.limits
+        gate = limits.gate()
+        await self._admit(gate)
+        ticket = limits.started(gate.in_flight)
         try:
             response = await self.inner.complete(request)
         except ModelError as error:
-            if (
-                self.adaptive
-                and error.kind is ErrorKind.RATE_LIMITED
-                and halvings_at_start == self._halvings
-            ):
-                self._limit = max(float(self.min_concurrency), self._limit / 2)
-                self._halvings += 1
+            if error.kind is ErrorKind.RATE_LIMITED:
+                limits.overloaded(ticket, retry_after_s=error.retry_after_s)
+            elif error.kind is ErrorKind.TIMEOUT:
+                limits.overloaded(ticket, timed_out=True)
+            else:
+                limits.failed(ticket)
+            raise
+        except BaseException:
+            limits.failed(ticket)
             raise
         finally:
-            gate.release(self._current_limit)
-        if self.adaptive:
-            self._limit = min(float(self.max_concurrency), self._limit + 1 / self._limit)
-            gate.wake(self._current_limit)
+            gate.release(limits.current)
+        limits.succeeded(ticket)
+        gate.wake(limits.current)
         return response
+
+    async def _admit(self, gate: _Gate) -> None:
+        """A slot, once the endpoint is not paused by a Retry-After; a pause that began while
+        the call waited for its slot is waited out too, without holding the slot."""
+        limits = self.limits
+        while True:
+            wait = limits.pause_left()
+            if wait > 0:
+                await self._sleep(wait)
+                gate.wake(limits.current)
+                continue
+            await gate.acquire(limits.current)
+            if limits.pause_left() <= 0:
+                return
+            gate.release(limits.current)
 
 
 class _Bucket:
