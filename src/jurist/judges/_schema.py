@@ -1,5 +1,6 @@
 """JSON judges: is the output JSON at all, and does it follow a JSON Schema."""
 
+import functools
 import json
 import os
 import re
@@ -86,6 +87,25 @@ def _load_schema(schema: SchemaSource) -> Any:
     )
 
 
+# Distinct schemas whose compiled validators are kept (the least recently used goes first).
+COMPILED_SCHEMAS_KEPT = 256
+
+
+def compiled_schema(schema: dict[str, Any] | bool) -> Any:
+    """The jsonschema_rs validator of a JSON schema (JSON data: `to_json_safe`'s output),
+    compiled once per content. The key is the schema's JSON text, keys in their order, so a
+    schema changed after use is compiled afresh, and 1, 1.0 and true stay apart. Raises
+    what jsonschema_rs raises for a schema that is not a valid JSON Schema."""
+    return _compiled(json.dumps(schema, ensure_ascii=False))
+
+
+@functools.lru_cache(maxsize=COMPILED_SCHEMAS_KEPT)
+def _compiled(text: str) -> Any:
+    # offline=True: judging must never reach the network, even for a remote $ref. Compiled
+    # from the text, so the validator depends on nothing the caller may change later.
+    return jsonschema_rs.validator_for(json.loads(text), offline=True)
+
+
 class SchemaJudge(BaseJudge):
     """PASS when the output is JSON that follows a JSON Schema.
 
@@ -115,8 +135,7 @@ class SchemaJudge(BaseJudge):
             )
         self.schema: dict[str, Any] | bool = loaded
         try:
-            # offline=True: judging must never reach the network, even for a remote $ref.
-            self._validator: Any = jsonschema_rs.validator_for(loaded, offline=True)
+            self._validator: Any = compiled_schema(loaded)
         except (ValueError, jsonschema_rs.ReferencingError) as exc:
             raise ValueError(f"schema is not a valid JSON Schema: {_first_line(exc)}") from exc
 
@@ -129,12 +148,7 @@ class SchemaJudge(BaseJudge):
             for error in self._validator.iter_errors(instance)
         ]
         if not violations:
-            return decided(
-                True,
-                "the output follows the schema",
-                [Check.ok("schema", "no violations")],
-                {"violations": 0},
-            )
+            return _FOLLOWS
         shown = "; ".join(
             f"{check.name}: {shorten(check.message)}" for check in violations[:_SHOWN_VIOLATIONS]
         )
@@ -147,6 +161,13 @@ class SchemaJudge(BaseJudge):
             violations,
             {"violations": len(violations)},
         )
+
+
+# Every output that follows its schema gets this judgment: judgments are frozen, so one
+# serves them all, and a passing check makes no new one.
+_FOLLOWS = decided(
+    True, "the output follows the schema", [Check.ok("schema", "no violations")], {"violations": 0}
+)
 
 
 class JsonJudge(BaseJudge):

@@ -2,9 +2,11 @@
 
 import functools
 import os
+import time
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from stat import S_ISDIR
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -52,13 +54,64 @@ def parse_rubric(data: Any, source: str) -> Rubric:
 
 
 def load_rubric(path: str | Path) -> Rubric:
-    """Read and check one rubric file (YAML or JSON)."""
+    """Read and check one rubric file (YAML or JSON).
+
+    A file unchanged since it was last read (the same modification time, size and inode) is
+    not read again; one changed within the last seconds is always read, since a coarse
+    file-system clock can leave a quick rewrite with the same time."""
     path = Path(path)
+    key = str(path)
+    try:
+        stamp: _Stamp | None = _stamp(path.stat())
+    except OSError:
+        stamp = None
+    seen = _read.get(key)
+    if seen is not None and stamp is not None and seen.settled(stamp):
+        return seen.value
+    read_at = time.time_ns()
     try:
         text = path.read_text("utf-8")
     except OSError as exc:
         raise RubricError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
-    return _parsed(text, str(path))
+    rubric = _parsed(text, key)
+    if stamp is not None:
+        _remember(_read, key, _Seen(stamp, read_at, rubric))
+    return rubric
+
+
+# What changes when a file is rewritten, or a directory gains or loses an entry.
+_Stamp = tuple[int, int, int, int]  # mtime_ns, size, inode, device
+# A stamp this close to the time it was read may be followed by a change in the same tick
+# of the file system's clock, which the stamp would not show: such an entry is re-read.
+_SETTLE_NS = 2_000_000_000
+_REMEMBERED = 256
+T = TypeVar("T")
+
+
+def _stamp(stat: os.stat_result) -> _Stamp:
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino, stat.st_dev)
+
+
+class _Seen(NamedTuple, Generic[T]):
+    stamp: _Stamp
+    read_at_ns: int
+    value: T
+
+    def settled(self, stamp: _Stamp) -> bool:
+        return stamp == self.stamp and stamp[0] < self.read_at_ns - _SETTLE_NS
+
+
+def _remember(seen: dict[str, "_Seen[T]"], key: str, entry: "_Seen[T]") -> None:
+    seen.pop(key, None)
+    seen[key] = entry
+    while len(seen) > _REMEMBERED:  # bounded: the oldest entry goes first
+        seen.pop(next(iter(seen)), None)
+
+
+# Rubric files and library directories as last read, by path: get_rubric runs for every
+# validator made (validate() makes one per call), so it must not list and read every time.
+_read: dict[str, _Seen[Rubric]] = {}
+_listed: dict[str, _Seen[tuple[Path, ...]]] = {}
 
 
 # Parsing the YAML is most of what a rubric costs (about 10 ms against microseconds to read
@@ -81,17 +134,40 @@ def _user_dirs() -> list[Path]:
     return [Path(part) for part in raw.split(os.pathsep) if part.strip()]
 
 
-def _builtin_files() -> list[Path]:
-    library = resources.files("jurist.rubrics").joinpath("library")
-    return sorted(Path(str(entry)) for entry in library.iterdir() if entry.name.endswith(_SUFFIXES))
+@functools.cache
+def _library() -> Path:
+    return Path(str(resources.files("jurist.rubrics").joinpath("library")))
+
+
+def _rubric_files_in(directory: Path) -> tuple[Path, ...]:
+    """The rubric files of a directory, sorted (none when it is not a directory); the
+    listing is kept until the directory's entries change."""
+    key = str(directory)
+    try:
+        stat = directory.stat()
+    except OSError:
+        return ()
+    if not S_ISDIR(stat.st_mode):
+        return ()
+    stamp = _stamp(stat)
+    seen = _listed.get(key)
+    if seen is not None and seen.settled(stamp):
+        return seen.value
+    read_at = time.time_ns()
+    files = tuple(sorted(p for p in directory.iterdir() if p.suffix in _SUFFIXES))
+    _remember(_listed, key, _Seen(stamp, read_at, files))
+    return files
+
+
+def _builtin_files() -> tuple[Path, ...]:
+    return _rubric_files_in(_library())
 
 
 def _files() -> list[Path]:
     """Rubric files, JURIST_RUBRICS_PATH first so a user's rubric overrides a built-in."""
     found: list[Path] = []
     for directory in _user_dirs():
-        if directory.is_dir():
-            found.extend(sorted(p for p in directory.iterdir() if p.suffix in _SUFFIXES))
+        found.extend(_rubric_files_in(directory))
     found.extend(_builtin_files())
     return found
 

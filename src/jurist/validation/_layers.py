@@ -73,6 +73,8 @@ class LayerOutcome:
 
     def with_policy(self, policy: SeverityPolicy) -> "LayerOutcome":
         """This outcome with each issue's severity the policy's for its type."""
+        if not self.reading.issues:
+            return self
         issues = [
             issue.model_copy(update={"severity": policy.of(issue.type)})
             for issue in self.reading.issues

@@ -2,12 +2,14 @@
 documents them. jurist's own additions go under the result's `metadata`, a
 ValidationMetadata."""
 
+import functools
+import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from jurist.core import Judge, Status, Usage
+from jurist.core import Judge, NotJsonSafeError, Status, Usage, to_json_safe
 from jurist.settings import ValidationFinding
 from jurist.specs import MAX_CRITERIA, SpecError, judge_from_spec, registry
 from jurist.validation._inputs import TASK_KEYS
@@ -27,6 +29,8 @@ LAYER_ORDER = tuple(ValidationType)
 
 
 MAX_TRUSTED_SOURCES = 100
+# Distinct expected schemas whose judges are kept (the least recently used goes first).
+SCHEMA_JUDGES_KEPT = 256
 
 # A layer's verdict under the severity policy: the result is valid exactly when every
 # layer's verdict is pass or warn.
@@ -159,6 +163,24 @@ class ValidationRequest(BaseModel):
 
 
 def _schema_judge(schema: dict[str, Any]) -> Judge:
+    """The schema layer's judge, shared by every request with the same schema: building it
+    (checking its spec, compiling the schema) costs several times what checking an output
+    does. The key is the schema's JSON text, so a schema changed after use is a new key;
+    a schema that is not JSON data goes the uncached way, which says what is wrong."""
+    try:
+        text = json.dumps(to_json_safe(schema, "expected_schema"), ensure_ascii=False)
+    except (NotJsonSafeError, ValueError, TypeError):
+        return _built_schema_judge(schema)
+    return _schema_judge_of(text)
+
+
+@functools.lru_cache(maxsize=SCHEMA_JUDGES_KEPT)
+def _schema_judge_of(text: str) -> Judge:
+    # Built from the text, not the caller's dict, so the judge holds a schema of its own.
+    return _built_schema_judge(json.loads(text))
+
+
+def _built_schema_judge(schema: Any) -> Judge:
     """The schema layer's judge, from its spec. The spec is validated here rather than by
     parse_judge_spec: a schema is as deep as the request's JSON may be, not bounded by a
     spec's depth."""

@@ -11,6 +11,7 @@ quality was not asked for (the API's value for "not assessed"; `metadata.quality
 tells the two apart).
 """
 
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -118,10 +119,16 @@ class Validator:
         self._model_choice = model
         self._model: Model | None = model if not isinstance(model, str | None) else None
         self.quality_rubric = (
-            quality_rubric if isinstance(quality_rubric, Rubric) else get_rubric(quality_rubric)
+            quality_rubric
+            if isinstance(quality_rubric, Rubric)
+            else _library_rubric(quality_rubric)
         )
-        self._read_quality = quality_reader(self.quality_rubric, self.settings.quality_min_score)
-        self.policy = DEFAULT_POLICY.overridden(self.settings.validation_severity)
+        self.policy = _settings_policy(self.settings.validation_severity)
+
+    @functools.cached_property
+    def _read_quality(self) -> Reader:
+        # Made on first use: most validations ask for no quality layer.
+        return quality_reader(self.quality_rubric, self.settings.quality_min_score)
 
     def policy_for(self, request: ValidationRequest) -> SeverityPolicy:
         """The severity policy a request is judged by: its own overrides over this
@@ -238,7 +245,12 @@ class Validator:
             steps.done(layer.value)
             return outcome
 
-        ran = await gather_ordered(run(layer, j, r) for layer, j, r in jobs)
+        if len(jobs) == 1:
+            # One layer has nothing to run beside it: awaited here, a deterministic layer
+            # finishes without a task or a turn of the event loop.
+            ran = [await run(*jobs[0])]
+        else:
+            ran = await gather_ordered(run(layer, j, r) for layer, j, r in jobs)
         by_layer = {o.layer: o for o in [*ran, *broken]}
         return tuple(by_layer[layer] for layer in request.validation_types)
 
@@ -313,6 +325,43 @@ class Validator:
                 layers={o.layer: _layer_summary(o) for o in outcomes},
             ),
         )
+
+
+# How long validators made one after another share a library rubric's lookup before it is
+# looked up again: validate() makes a validator per call, and a lookup checks the library's
+# files (a few system calls, more than the rest of a schema-only validation).
+RUBRIC_RECHECK_S = 1.0
+_RUBRICS_KEPT = 16
+_rubrics: dict[tuple[str, str | None], tuple[float, Rubric]] = {}
+
+
+def _library_rubric(id_or_path: str) -> Rubric:
+    """get_rubric(id_or_path), as looked up at most RUBRIC_RECHECK_S ago (with the same
+    JURIST_RUBRICS_PATH): a changed rubric file is seen by the validators made after that."""
+    key = (id_or_path, get_settings().rubrics_path)
+    now = time.monotonic()
+    seen = _rubrics.get(key)
+    if seen is not None and now - seen[0] < RUBRIC_RECHECK_S:
+        return seen[1]
+    rubric = get_rubric(id_or_path)
+    _rubrics.pop(key, None)
+    _rubrics[key] = (now, rubric)
+    while len(_rubrics) > _RUBRICS_KEPT:  # bounded: the oldest lookup goes first
+        _rubrics.pop(next(iter(_rubrics)), None)
+    return rubric
+
+
+def _settings_policy(overrides: Mapping[Any, object]) -> SeverityPolicy:
+    """The settings' policy: the defaults, with JURIST_VALIDATION_SEVERITY's overrides."""
+    if not overrides:
+        return DEFAULT_POLICY
+    return _overridden_policy(tuple(overrides.items()))
+
+
+@functools.lru_cache(maxsize=16)
+def _overridden_policy(overrides: tuple[tuple[Any, object], ...]) -> SeverityPolicy:
+    # A policy is frozen: every validator made with the same settings shares one.
+    return DEFAULT_POLICY.overridden(dict(overrides))
 
 
 def _unavailable(layer: ValidationType, message: str, cause: Cause) -> LayerOutcome:
