@@ -1,8 +1,9 @@
 """`jurist eval`: judge every row of a dataset, stored as it goes and resumable."""
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -60,8 +61,15 @@ def eval_command(
     ] = None,
     model: ModelOption = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", "-c", help="Items judged at once.", min=1)
-    ] = 8,
+        int | None,
+        typer.Option(
+            "--concurrency",
+            "-c",
+            help="Items judged at once (default: as many as the model's limit on calls in "
+            "flight allows; that limit adapts to the provider).",
+            min=1,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Write every item's result to a .jsonl or .csv file."),
@@ -255,7 +263,28 @@ def summary_rows(summary: RunSummary, judge: str) -> list[tuple[str, str]]:
     if summary.items_per_second is not None:
         session += f", {summary.items_per_second:.1f} items/s"
     rows.append(("this session", session))
+    rows.extend(("concurrency", concurrency_line(seen)) for seen in summary.concurrency)
     return rows
+
+
+def concurrency_line(seen: Mapping[str, Any]) -> str:
+    """What one endpoint's limit on calls in flight did in the session, e.g. "adaptive:
+    started at 32, peak 256, final 256; 200 in flight at most (ceiling 256); 0 rate-limited
+    (429) - openai@https://api.openai.com/v1"."""
+    if seen.get("adaptive"):
+        limit = (
+            f"adaptive: started at {seen.get('start')}, peak {seen.get('peak')}, "
+            f"final {seen.get('final')}"
+        )
+    else:
+        limit = f"fixed at {seen.get('final')}"
+    line = (
+        f"{limit}; {seen.get('in_flight_peak')} in flight at most (ceiling "
+        f"{seen.get('ceiling')}); {seen.get('rate_limited')} rate-limited (429)"
+    )
+    if seen.get("timeouts"):
+        line += f", {seen.get('timeouts')} timed out"
+    return f"{line} - {seen.get('endpoint')}"
 
 
 def _percent(value: float | None) -> str:

@@ -15,12 +15,14 @@ from typing import Any
 
 from jurist.core import Cause, Judge, Judgment, judge_name, to_json_safe
 from jurist.data import Dataset, FieldMap, Item
+from jurist.llm import ConcurrencyWatch
 from jurist.runner._cluster import check_cluster, on_cluster
 from jurist.runner._inputs import Rows, as_dataset, stored_inputs
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
 from jurist.runner._results import RunResult, RunSummary
 from jurist.runner._votes import MAX_LABEL, judge_with_votes, vote_label, votes_by_item
+from jurist.settings import get_settings
 from jurist.store import JudgmentRecord, RecordStore, StoredRun
 
 RUN_KIND = "eval"
@@ -41,7 +43,7 @@ async def evaluate(
     judge: Judge | JudgeChoice,
     *,
     field_map: FieldMap | str | None = None,
-    concurrency: int = 8,
+    concurrency: int | None = None,
     store: RecordStore | None = None,
     run: str | None = None,
     name: str | None = None,
@@ -51,6 +53,12 @@ async def evaluate(
     cluster: str | None = None,
 ) -> RunResult:
     """Judge every item of `dataset` with `judge`, at most `concurrency` at a time.
+
+    By default (`concurrency=None`) as many items are in flight as the model layer lets calls
+    be (`JURIST_CONCURRENCY` when set, else the ceiling `JURIST_MAX_CONCURRENCY`): the limit
+    on each provider endpoint, which adapts to what the endpoint takes, is then what bounds
+    the calls, and workers pull items from the dataset one at a time, so memory holds only
+    those in flight. The result's summary says what the limits did (`concurrency`).
 
     `dataset` is a Dataset, a dataset file, or rows in memory: a list of dicts, each with
     an `output` and, as it has them, a `goal`, `context` (passages), `reference` and `id`.
@@ -76,8 +84,7 @@ async def evaluate(
     this process records every judgment as above, so storing, resuming and the result are
     the same, and a worker lost mid-run loses nothing (its items are judged elsewhere).
     """
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    concurrency = _items_in_flight(concurrency)
     dataset = as_dataset(dataset, field_map)
     if isinstance(judge, JudgeChoice):
         the_judge, about, model = judge.judge, judge.describe(), judge.model
@@ -110,6 +117,7 @@ async def evaluate(
             judged=len(judgments) - resumed,
             resumed=resumed,
             wall_seconds=time.perf_counter() - started,
+            concurrency=watch.report(),
         )
 
     async def completed(item: Item, judgment: Judgment, by_member: dict[str, Judgment]) -> None:
@@ -123,6 +131,7 @@ async def evaluate(
 
     if progress is not None:
         progress.start(total=len(dataset.items), done=resumed, run=name or run_id)
+    watch = ConcurrencyWatch().start()  # it stops watching when the run lets go of it
     try:
         judge_all = _judge_all if cluster is None else on_cluster(cluster, _judge_all)
         await judge_all(todo, the_judge, concurrency, completed)
@@ -156,6 +165,13 @@ async def evaluate(
         if store is not None and run_id is not None:
             await store.finish_run(run_id, DONE, {**result.to_dict(), **kept})
     return finished
+
+
+def _items_in_flight(concurrency: int | None) -> int:
+    """`concurrency`, checked; by default the most calls the model layer lets be in flight."""
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    return concurrency or get_settings().concurrency_ceiling
 
 
 def _records(

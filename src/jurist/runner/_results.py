@@ -53,7 +53,10 @@ class RunSummary:
     found stored. The pass rate is over decided items (PASS and FAIL): abstentions and errors
     are not failures. Scores are normalised to 0..1; `score_std` is the sample standard
     deviation (as pandas computes it), None below two scores. The cost is None when any
-    judgment's cost is unknown, or no judgment reported what it used.
+    judgment's cost is unknown, or no judgment reported what it used. `concurrency` holds,
+    per provider endpoint called, what its limit on calls in flight did in the session
+    (`jurist.llm.ConcurrencyWatch.report`: start, peak and final limit, calls in flight at
+    most, calls rate-limited).
     """
 
     n: int
@@ -69,6 +72,7 @@ class RunSummary:
     resumed: int = 0
     wall_seconds: float | None = None
     items_per_second: float | None = None
+    concurrency: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def of(
@@ -78,6 +82,7 @@ class RunSummary:
         judged: int | None = None,
         resumed: int = 0,
         wall_seconds: float | None = None,
+        concurrency: Iterable[Mapping[str, Any]] = (),
     ) -> "RunSummary":
         every = list(judgments)
         statuses = Counter(j.status for j in every)
@@ -103,6 +108,7 @@ class RunSummary:
             items_per_second=(
                 judged / wall_seconds if wall_seconds and math.isfinite(wall_seconds) else None
             ),
+            concurrency=tuple(concurrency),
         )
 
     @property
@@ -124,6 +130,7 @@ class RunSummary:
             "resumed": self.resumed,
             "wall_seconds": self.wall_seconds,
             "items_per_second": self.items_per_second,
+            "concurrency": [dict(endpoint) for endpoint in self.concurrency],
         }
 
 
@@ -177,6 +184,7 @@ class RunResult:
             judged=int(last.get("judged", len(by_item))),
             resumed=int(last.get("resumed", 0)),
             wall_seconds=float(wall) if isinstance(wall, int | float) else None,
+            concurrency=[c for c in last.get("concurrency") or () if isinstance(c, Mapping)],
         )
         names = sorted({j.judge for j in chosen})
         votes = (
