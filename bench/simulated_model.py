@@ -19,8 +19,13 @@ It runs in a process of its own, so its CPU is not the measured client's:
         calls = sim.calls()          # every answered request, in answer order
         critical_path(calls)         # the longest chain of dependent calls
 
+With `max_in_flight=K` it plays a provider of limited capacity: a request that arrives with
+K in flight is answered 429 at once, with `Retry-After` (whole seconds) and `retry-after-ms`
+(`retry_after_ms`); `sim.stats()` counts what it accepted and refused.
+
 Standalone: .venv/bin/python bench/simulated_model.py [--latency-ms 200] [--port 0]
-(prints the port it listens on, then serves until interrupted).
+[--max-in-flight K] [--retry-after-ms MS] (prints the port it listens on, then serves until
+interrupted).
 """
 
 import argparse
@@ -104,7 +109,15 @@ def answer(body: Mapping[str, Any], claims: Sequence[str]) -> Answer:
     properties = _schema_properties(body)
     prompt = _prompt(body)
     if "claims" in properties:
-        return Answer("hallucination", "claims", (_plain(json.dumps({"claims": list(claims)})),))
+        most = properties["claims"].get("maxItems", len(claims))
+        found = {"claims": list(claims)[:most]}
+        return Answer("hallucination", "claims", (_plain(json.dumps(found)),))
+    if "verdicts" in properties:  # every claim checked in one call
+        schema = properties["verdicts"]
+        count = schema.get("maxItems") or schema.get("minItems") or 1
+        verdicts = [{"claim": i, "verdict": "supported", "quote": ""} for i in range(1, count + 1)]
+        text = json.dumps({"verdicts": verdicts})
+        return Answer("hallucination", "verify", (_plain(text),))
     if "verdict" in properties:
         claim = prompt.rstrip().rsplit("Claim: ", 1)[1]
         rest = (1.0 - P_SUPPORTED) / 2
@@ -120,10 +133,11 @@ def answer(body: Mapping[str, Any], claims: Sequence[str]) -> Answer:
         return Answer("criteria", "criterion", tokens)
     if "score" in properties:
         distribution = {str(s): (0.9 if s == SCORE else 0.025) for s in range(1, 6)}
+        tail = ', "confidence": 0.9}' if "confidence" in properties else "}"
         tokens = (
             _plain('{"reasoning": "simulated", "score": '),
             (str(SCORE), distribution),
-            _plain("}"),
+            _plain(tail),
         )
         return Answer("quality", "criterion", tokens)
     raise ValueError(f"no simulated answer for a schema with properties {sorted(properties)}")
@@ -169,12 +183,44 @@ def completion(body: Mapping[str, Any], found: Answer) -> dict[str, Any]:
 # -- the server (its own process) ----------------------------------------------------------
 
 
-async def _serve(latency_s: float, port: int, claims: Sequence[str]) -> None:
+async def _serve(
+    latency_s: float,
+    port: int,
+    claims: Sequence[str],
+    max_in_flight: int = 0,
+    retry_after_ms: float = 1000.0,
+) -> None:
     from aiohttp import web
 
     answered: list[dict[str, Any]] = []
+    load = {"in_flight": 0, "max_in_flight": 0, "refused": 0}
+
+    def refuse() -> web.Response:
+        # As a provider over its capacity answers: 429, with how long to wait both ways
+        # (Retry-After in whole seconds, as HTTP has it; retry-after-ms as OpenAI sends).
+        load["refused"] += 1
+        headers = {
+            "Retry-After": str(max(1, math.ceil(retry_after_ms / 1000))),
+            "retry-after-ms": f"{retry_after_ms:g}",
+        }
+        error = {
+            "message": f"simulated model: more than {max_in_flight} requests in flight",
+            "type": "rate_limit_exceeded",
+        }
+        return web.json_response({"error": error}, status=429, headers=headers)
 
     async def complete(request: web.Request) -> web.Response:
+        if max_in_flight and load["in_flight"] >= max_in_flight:
+            await request.read()
+            return refuse()
+        load["in_flight"] += 1
+        load["max_in_flight"] = max(load["max_in_flight"], load["in_flight"])
+        try:
+            return await _answer(request)
+        finally:
+            load["in_flight"] -= 1
+
+    async def _answer(request: web.Request) -> web.Response:
         arrived = time.monotonic()
         body = await request.json()
         try:
@@ -198,9 +244,13 @@ async def _serve(latency_s: float, port: int, claims: Sequence[str]) -> None:
         since = int(request.query.get("since", "0"))
         return web.json_response(answered[since:])
 
+    async def stats(request: web.Request) -> web.Response:
+        return web.json_response({**load, "answered": len(answered)})
+
     app = web.Application()
     app.router.add_post("/v1/chat/completions", complete)
     app.router.add_get("/calls", calls)
+    app.router.add_get("/stats", stats)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
@@ -268,9 +318,18 @@ def critical_path(calls: Sequence[Call]) -> Chain:
 class SimulatedModel:
     """The simulated server as a subprocess: `with SimulatedModel(200) as sim: sim.spec`."""
 
-    def __init__(self, latency_ms: float, claims: Sequence[str] = DEFAULT_CLAIMS) -> None:
+    def __init__(
+        self,
+        latency_ms: float,
+        claims: Sequence[str] = DEFAULT_CLAIMS,
+        *,
+        max_in_flight: int = 0,
+        retry_after_ms: float = 1000.0,
+    ) -> None:
         self.latency_ms = latency_ms
         self.claims = tuple(claims)
+        self.max_in_flight = max_in_flight
+        self.retry_after_ms = retry_after_ms
         self.port = 0
         self._process: subprocess.Popen[str] | None = None
         self._client: httpx.Client | None = None
@@ -291,6 +350,10 @@ class SimulatedModel:
             str(self.latency_ms),
             "--claims",
             json.dumps(list(self.claims)),
+            "--max-in-flight",
+            str(self.max_in_flight),
+            "--retry-after-ms",
+            str(self.retry_after_ms),
         ]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None
@@ -321,18 +384,38 @@ class SimulatedModel:
     def count(self) -> int:
         return len(self.calls())
 
+    def stats(self) -> dict[str, int]:
+        """The requests in flight now and at most (of those accepted), the requests refused
+        with 429 for being over `max_in_flight`, and the requests answered."""
+        assert self._client is not None, "use SimulatedModel as a context manager"
+        response = self._client.get("/stats")
+        response.raise_for_status()
+        return dict(response.json())
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--claims", default=json.dumps(list(DEFAULT_CLAIMS)), help="a JSON list")
+    parser.add_argument(
+        "--max-in-flight",
+        type=int,
+        default=0,
+        help="answer 429 to a request that arrives with this many in flight (0: never)",
+    )
+    parser.add_argument(
+        "--retry-after-ms", type=float, default=1000.0, help="the wait a 429 asks for"
+    )
     args = parser.parse_args()
     claims = json.loads(args.claims)
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
         parser.error(f"--claims: expected a JSON list of strings, got {args.claims!r}")
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(args.latency_ms / 1000, args.port, claims))
+        serving = _serve(
+            args.latency_ms / 1000, args.port, claims, args.max_in_flight, args.retry_after_ms
+        )
+        asyncio.run(serving)
 
 
 if __name__ == "__main__":
