@@ -95,6 +95,34 @@ async def test_a_frozen_database_fails_each_call_within_the_bound(server, store)
     assert store.engine.sync_engine.pool.checkedout() == 0
 
 
+async def test_writes_queued_behind_a_frozen_one_fail_with_it_not_a_bound_later(server, store):
+    # Group commit: one transaction at a time. Writes that queue while it hangs on the frozen
+    # server are failed with its cause when it fails, not tried against it once more (which
+    # would cost them at least another connect timeout).
+    await asyncio.gather(*(store.ping() for _ in range(4)))
+    margin = await margin_of(store)
+    bound = SILENCE_S + CONNECT_S + margin
+
+    async def ended(n: int) -> tuple[float, BaseException | None]:
+        _, error = await timed(store.write_audit(audit(n)))
+        return time.perf_counter(), error
+
+    with server.frozen():
+        first = asyncio.ensure_future(ended(0))
+        await asyncio.sleep(0.3)  # the first write is in the frozen server's hands
+        queued = [asyncio.ensure_future(ended(n)) for n in range(1, 8)]
+        started = time.perf_counter() - 0.3
+        results = await asyncio.gather(first, *queued)
+    assert all(isinstance(error, StoreError) for _, error in results), results
+    assert all("JURIST_DB_" in str(error) for _, error in results)
+    first_ended = results[0][0]
+    assert first_ended - started < bound
+    assert max(at for at, _ in results) - first_ended < CONNECT_S / 2, results
+    for n in range(3):
+        assert (await timed(store.write_audit(audit(n))))[1] is None
+    assert len(await store.audit_entries()) == 3
+
+
 async def test_a_frozen_database_is_not_waited_on_to_connect(server, url, settings):
     engine = create_engine(url, settings)  # no connection in its pool yet
     try:

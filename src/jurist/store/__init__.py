@@ -7,10 +7,15 @@ the service's records, keys, rate counts and audit log on them.
 
 Other packages keep their own data on these tables through `Transactional` (or
 `EngineHandle`), `migrated_engine` and `writer`, as the knowledge base does.
+
+Records, judgments and audit entries are written by group commit (`GroupCommit`): the
+writes of concurrent callers share one transaction, and each call returns only once its
+write is committed.
 """
 
 from jurist.store._engine import create_engine, database_url, writer
 from jurist.store._errors import DuplicateRecordError, StoreError
+from jurist.store._group_commit import GroupCommit
 from jurist.store._handle import EngineHandle, Transactional, migrated_engine
 from jurist.store._keys import KeyStore, StoredKey, check_key_id, check_role
 from jurist.store._migrate import alembic_config, head_revision, migrate, schema_revision
@@ -46,6 +51,7 @@ __all__ = [
     "Counted",
     "DuplicateRecordError",
     "EngineHandle",
+    "GroupCommit",
     "JudgmentRecord",
     "KeyStore",
     "PurgeReport",

@@ -1,25 +1,20 @@
 """What the objects kept in the store's database (records, keys, the knowledge base) share:
 an engine, borrowed or owned, opened migrated, and one way to say that the database failed."""
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from jurist.settings import Settings
 from jurist.store._engine import create_engine, writer
-from jurist.store._errors import DuplicateRecordError, StoreError
+from jurist.store._errors import DATABASE_ERRORS, database_failure
+from jurist.store._group_commit import Batched, GroupCommit
 from jurist.store._migrate import migrate
-
-# Errors that mean the database failed, as opposed to a caller's mistake. Drivers raise
-# OSError (TimeoutError, ConnectionError) outside SQLAlchemy's wrapping now and then.
-DATABASE_ERRORS = (sa_exc.SQLAlchemyError, OSError)
 
 
 class EngineHandle:
@@ -59,15 +54,6 @@ class Transactional(EngineHandle):
     """An engine handle with its reads and its all-or-nothing writes, each naming what
     failed when the database does. `await Cls.open(url)` makes, migrates and owns one."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        super().__init__(engine)
-        # SQLite has one writer at a time. Writers of this object queue here, in order,
-        # instead of racing for the file lock and backing off (measured with wrk: P99 1.4 s
-        # without the queue, 0.14 s with it). Other writers still wait on the busy timeout.
-        self._write_turn: asyncio.Lock | None = (
-            asyncio.Lock() if engine.dialect.name == "sqlite" else None
-        )
-
     @classmethod
     async def open(cls, url: str | URL | None = None, settings: Settings | None = None) -> Self:
         """The store at `url` (default: the store JURIST_DATABASE_URL names, else SQLite
@@ -84,14 +70,31 @@ class Transactional(EngineHandle):
 
     @asynccontextmanager
     async def _writing(self, action: str) -> AsyncIterator[AsyncConnection]:
+        """A write transaction of its own, in its turn (SQLite has one writer at a time: the
+        engine's writers take turns with its group commit, see `GroupCommit`)."""
         async with contextlib.AsyncExitStack() as turn:
-            if self._write_turn is not None:
-                await turn.enter_async_context(self._write_turn)
+            write_turn = GroupCommit.of(self._engine).turn
+            if write_turn is not None:
+                await turn.enter_async_context(write_turn)
             try:
                 async with writer(self._engine).begin() as connection:
                     yield connection
             except DATABASE_ERRORS as exc:
                 raise database_failure(action, self._engine.url, exc) from exc
+
+    async def _grouped(self, kind: Batched, payload: Any, action: str) -> Any:
+        """`kind`'s result for `payload`, committed with the other writes waiting on this
+        engine (group commit); a StoreError naming `action` when it fails."""
+        return await GroupCommit.of(self._engine).write(kind, payload, action)
+
+    async def flush(self) -> None:
+        """Return when the writes queued on this object's engine so far are committed (or
+        failed, their callers told)."""
+        await GroupCommit.of(self._engine).flush()
+
+    async def close(self) -> None:
+        await self.flush()
+        await super().close()
 
 
 async def migrated_engine(url: str | URL | None, settings: Settings | None) -> AsyncEngine:
@@ -107,38 +110,3 @@ async def migrated_engine(url: str | URL | None, settings: Settings | None) -> A
         await engine.dispose()
         raise
     return engine
-
-
-def database_failure(action: str, url: URL, exc: BaseException) -> StoreError:
-    """`exc` from the database as a StoreError: the driver's own message, on one line,
-    without the SQL and its parameters (they hold the records), nor the password."""
-    where = url.render_as_string(hide_password=True)
-    orig = exc.orig if isinstance(exc, sa_exc.DBAPIError) else None
-    cause: BaseException = orig if isinstance(orig, BaseException) else exc
-    text = " ".join(str(cause).split()) or type(cause).__name__
-    if url.password:
-        # Drivers do not echo passwords; this makes sure no message ever does.
-        text = text.replace(str(url.password), "***")
-    if _is_duplicate(cause):
-        return DuplicateRecordError(
-            f"cannot {action} ({where}): duplicate, a record with that key is stored "
-            f"already: {text}"
-        )
-    if _is_missing_table(cause):
-        text += " (the store is not migrated: opening it with .open() migrates it)"
-    if isinstance(exc, sa_exc.TimeoutError):  # no connection of the pool came free in time
-        text += " (JURIST_DB_POOL_TIMEOUT_S)"
-    return StoreError(f"cannot {action} ({where}): {text}")
-
-
-def _is_duplicate(cause: BaseException) -> bool:
-    if getattr(cause, "sqlstate", None) == "23505":  # PostgreSQL's unique_violation
-        return True
-    name = getattr(cause, "sqlite_errorname", None)
-    return name in {"SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"}
-
-
-def _is_missing_table(cause: BaseException) -> bool:
-    if getattr(cause, "sqlstate", None) == "42P01":  # PostgreSQL's undefined_table
-        return True
-    return "no such table" in str(cause)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from jurist.core import to_json_safe
 from jurist.store._columns import check_text, utc
@@ -57,12 +58,8 @@ class RecordStore(Transactional):
         now = datetime.now(UTC)
         created_at = record.created_at or now
         rows = [_judgment_row(item, now, record.id) for item in judgments]
-        async with self._writing(f"save validation {record.id}") as connection:
-            await connection.execute(
-                sa.insert(validations).values(_validation_row(record, created_at))
-            )
-            if rows:
-                await connection.execute(sa.insert(judgments_table), rows)
+        saved = (_validation_row(record, created_at), rows)
+        await self._grouped(_insert_validations, saved, f"save validation {record.id}")
 
     async def get_validation(self, id: str) -> StoredValidation | None:
         """The validation stored under `id`, or None."""
@@ -95,8 +92,7 @@ class RecordStore(Transactional):
         now = datetime.now(UTC)
         rows = [_judgment_row(record, now) for record in records]
         action = f"save judgment {records[0].id}" if len(records) == 1 else "save judgments"
-        async with self._writing(action) as connection:
-            await connection.execute(sa.insert(judgments_table), rows)
+        await self._grouped(_insert_judgments, rows, action)
 
     async def get_judgment(self, id: str) -> StoredJudgment | None:
         """The judgment stored under `id`, or None."""
@@ -125,13 +121,8 @@ class RecordStore(Transactional):
             "latency_ms": record.latency_ms,
             "detail": record.detail,
         }
-        async with self._writing("write the audit log") as connection:
-            key = await connection.scalar(
-                sa.insert(audit_log).values(values).returning(audit_log.c.id)
-            )
-        if key is None:
-            raise StoreError("the audit log returned no id for a new entry")
-        return int(key)
+        key: int = await self._grouped(_insert_audit, values, "write the audit log")
+        return key
 
     async def audit_entries(self, limit: int = 100) -> list[StoredAudit]:
         """The newest `limit` audit entries, newest first."""
@@ -238,6 +229,37 @@ class RecordStore(Transactional):
         async with self._reading(f"read the judgments of run {run_id}") as connection:
             rows = (await connection.execute(statement)).mappings().all()
         return [StoredJudgment(**{**row, "created_at": utc(row["created_at"])}) for row in rows]
+
+
+# The kinds of write the group commit batches (see `GroupCommit`): each takes the rows of
+# many callers at once, one statement for each table.
+
+
+async def _insert_validations(
+    connection: AsyncConnection, saved: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]]
+) -> list[None]:
+    await connection.execute(sa.insert(validations), [validation for validation, _ in saved])
+    rows = [row for _, judgments in saved for row in judgments]
+    if rows:
+        await connection.execute(sa.insert(judgments_table), rows)
+    return [None] * len(saved)
+
+
+async def _insert_judgments(
+    connection: AsyncConnection, saved: Sequence[list[dict[str, Any]]]
+) -> list[None]:
+    await connection.execute(sa.insert(judgments_table), [row for rows in saved for row in rows])
+    return [None] * len(saved)
+
+
+async def _insert_audit(
+    connection: AsyncConnection, entries: Sequence[dict[str, Any]]
+) -> list[int]:
+    statement = sa.insert(audit_log).returning(audit_log.c.id, sort_by_parameter_order=True)
+    keys = list((await connection.execute(statement, list(entries))).scalars())
+    if len(keys) != len(entries):
+        raise StoreError(f"the audit log returned {len(keys)} ids for {len(entries)} new entries")
+    return [int(key) for key in keys]
 
 
 def _validation_row(record: ValidationRecord, created_at: datetime) -> dict[str, Any]:

@@ -35,8 +35,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from jurist.store._engine import writer
-from jurist.store._errors import StoreError
-from jurist.store._handle import DATABASE_ERRORS, database_failure
+from jurist.store._errors import DATABASE_ERRORS, StoreError, database_failure
 from jurist.store._records import AuditRecord
 from jurist.store._tables import audit_log
 
