@@ -1,6 +1,8 @@
 """Hallucination and faithfulness: claims checked against the context, with quotes checked,
 P(supported) against the threshold, one call or one per claim, and every failure path."""
 
+import json
+
 import pytest
 from grounding_script import (
     claim_of,
@@ -225,16 +227,21 @@ async def test_together_mode_checks_every_claim_in_one_call():
     assert result.metadata["hallucination_count"] == 1
 
 
-async def test_together_mode_with_a_missing_verdict_errors_every_claim():
+async def test_together_mode_asks_a_claim_with_a_missing_verdict_again_alone():
     model = ScriptedModel(
         "test:judge",
-        [claims_answer(TRUE_CLAIM, FALSE_CLAIM), verdicts_answer((1, 0.8, GOOD_QUOTE))],
+        [
+            claims_answer(TRUE_CLAIM, FALSE_CLAIM),
+            verdicts_answer((1, 0.8, GOOD_QUOTE)),
+            verdict_answer(0.1, "", "contradicted"),
+        ],
         capabilities=LOGPROB_CAPABILITIES,
     )
     result = await HallucinationJudge(model, together=True).judge(CTX)
-    assert result.status is Status.ERROR
-    assert result.metadata["cause"] == "unparseable"
-    assert result.metadata["errored_claims"] == 2
+    assert claim_of(model.requests[2]) == FALSE_CLAIM
+    assert result.status is Status.FAIL
+    assert result.metadata["errored_claims"] == 0
+    assert list(result.metadata["reasked_claims"]) == ["the answer holds 1 verdicts for 2 claims"]
 
 
 async def test_without_logprobs_the_stated_verdict_decides():
@@ -372,7 +379,10 @@ async def test_verdict_only_checks_ask_for_no_quote_and_need_none():
 
 
 async def test_verdict_only_checks_in_one_call_ask_for_no_quote():
-    model = ScriptedModel(script=[answer('{"verdicts": []}')], capabilities=LOGPROB_CAPABILITIES)
+    verdicts = [{"claim": 1, "verdict": "supported"}, {"claim": 2, "verdict": "supported"}]
+    model = ScriptedModel(
+        script=[answer(json.dumps({"verdicts": verdicts}))], capabilities=LOGPROB_CAPABILITIES
+    )
     verifier = ClaimVerifier(model, SupportOptions(quote=False, together=True, exact=False))
     await verifier.verify([TRUE_CLAIM, FALSE_CLAIM], SOURCE)
     (request,) = model.requests

@@ -3,7 +3,7 @@ context, or verified in the knowledge base's trusted sources?"""
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -110,8 +110,13 @@ def grounding(
     goal: GoalOption = "",
     model: ModelOption = None,
     together: Annotated[
-        bool, typer.Option("--together", help="Check every claim in one model call.")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--together/--per-claim",
+            help="Check every claim in one model call, or each in its own. Default: one "
+            "call for a provider, one per claim for the embedded model.",
+        ),
+    ] = None,
     threshold: ThresholdOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -125,7 +130,9 @@ def grounding(
         if not context:
             raise BadInput("--context: give at least one file to check the output against")
         check_model_spec(model)
-        spec = {"type": "hallucination", "together": together}
+        spec: dict[str, Any] = {"type": "hallucination"}
+        if together is not None:
+            spec["together"] = together
         if threshold is not None:
             spec["threshold"] = threshold
         judge = build_judge(spec, {"threshold": "--threshold"}, model=model)

@@ -62,6 +62,8 @@ class ClaimIssue(ReportedIssue):
 class ClaimsReport(Report, kind="claims"):
     """The output's claims checked against its context (hallucination, faithfulness).
 
+    `mode` says how the claims were asked (one call each, or all in one call) and
+    `reasked_claims` why claims of a one-call answer were asked again alone.
     `extraction` says how the claims were found; `extraction_fallback` and
     `extraction_error` why the sentences stood in, when they did; `untraceable_claims` what
     the model listed that the output does not say (left out, not checked). The counts are over
@@ -71,6 +73,7 @@ class ClaimsReport(Report, kind="claims"):
     """
 
     mode: VerifyMode
+    reasked_claims: tuple[str, ...] | None = omitted_when_none()
     extraction: Extraction
     extraction_fallback: Cause | None = omitted_when_none()
     extraction_error: str | None = omitted_when_none()
@@ -130,6 +133,7 @@ class Grounding:
         fallback = self.claims.fallback_cause
         report = ClaimsReport(
             mode=self.report.mode,
+            reasked_claims=self.report.reasked or None,
             extraction=self.claims.extraction,
             extraction_fallback=fallback,
             extraction_error=self.claims.fallback_reason if fallback else None,
@@ -194,7 +198,13 @@ def claim_checks(grounding: Grounding) -> list[Check]:
 
 
 class GroundingJudge(BaseJudge):
-    """What the grounding judges share: inputs from `rag`, claim extraction, verification."""
+    """What the grounding judges share: inputs from `rag`, claim extraction, verification.
+
+    `together` (default None: chosen from the model) asks about every claim in one call,
+    so a verdict costs two calls whatever the number of claims; the embedded model, which
+    runs in this process, asks one call per claim instead (see `SupportOptions`). True or
+    False forces the mode.
+    """
 
     kind = JudgeKind.MODEL
 
@@ -203,7 +213,7 @@ class GroundingJudge(BaseJudge):
         model: Model | str | None = None,
         *,
         threshold: Threshold = 0.5,
-        together: bool = False,
+        together: bool | None = None,
         quote_first: bool = False,
         require_quote: bool = True,
         exact_checks: bool = True,

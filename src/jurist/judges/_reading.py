@@ -77,6 +77,67 @@ class NumberedAnswer:
     where: str
 
 
+@dataclass(frozen=True)
+class NumberedReading:
+    """What a several-answers-in-one-call response says, read leniently: `answers`, the item
+    numbers answered exactly once by an object naming a number 1..count, and `problems`,
+    what was wrong with the rest (a wrong count, a number missing, out of range or given
+    twice). An item number given twice keeps neither answer: which one was meant is
+    unknown."""
+
+    answers: Mapping[int, NumberedAnswer]
+    problems: tuple[str, ...]
+
+    def missing(self, count: int) -> list[int]:
+        """The item numbers 1..count that have no answer."""
+        return [value for value in range(1, count + 1) if value not in self.answers]
+
+
+def read_numbered(
+    response: Response,
+    *,
+    key: str,
+    number: str,
+    count: int,
+    items_named: str,
+    field: str,
+    labels: Sequence[str],
+) -> NumberedReading:
+    """The answers under `key` that can be told apart by their item number, and what was
+    wrong with the others. Unreadable only when there is no `key` array at all.
+
+    The probabilities of the k-th answer written are read at the k-th `field` token; when
+    the tokens do not show one `field` per answer written, none are used.
+    """
+    answers = json_object(response).get(key)
+    if not isinstance(answers, list):
+        raise Unreadable(f"the answer has no {key!r} array")
+    problems: list[str] = []
+    if len(answers) != count:
+        problems.append(f"the answer holds {len(answers)} {key} for {count} {items_named}")
+    found = field_probabilities(response.logprobs, field, labels)
+    aligned = len(found) == len(answers)
+    by_number: dict[int, NumberedAnswer] = {}
+    repeated: set[int] = set()
+    for position, item in enumerate(answers):
+        where = f"{key.removesuffix('s')} {position + 1}: "
+        if not isinstance(item, Mapping):
+            problems.append(f"{where}a {type(item).__name__}, not an object")
+            continue
+        value = item.get(number)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= count:
+            problems.append(f'{where}"{number}" is {value!r}, not a number 1..{count}')
+            continue
+        if value in by_number or value in repeated:
+            problems.append(f"{where}{number} {value} has a second {key.removesuffix('s')}")
+            by_number.pop(value, None)
+            repeated.add(value)
+            continue
+        probabilities = found[position] if aligned else None
+        by_number[value] = NumberedAnswer(value, item, probabilities, where)
+    return NumberedReading(dict(sorted(by_number.items())), tuple(problems))
+
+
 def numbered_answers(
     response: Response,
     *,
@@ -90,29 +151,22 @@ def numbered_answers(
     """The answers under `key`, in the order of the items they answer.
 
     Exactly one answer per item number 1..count; a missing, repeated or unknown number is
-    unreadable. The probabilities of the k-th answer written are read at the k-th `field`
-    token; when the tokens do not show one `field` per answer, none are used.
+    unreadable (the first problem `read_numbered` finds). The probabilities of the k-th
+    answer written are read at the k-th `field` token; when the tokens do not show one
+    `field` per answer, none are used.
     """
-    answers = json_object(response).get(key)
-    if not isinstance(answers, list):
-        raise Unreadable(f"the answer has no {key!r} array")
-    if len(answers) != count:
-        raise Unreadable(f"the answer holds {len(answers)} {key} for {count} {items_named}")
-    found = field_probabilities(response.logprobs, field, labels)
-    aligned = len(found) == count
-    by_number: dict[int, NumberedAnswer] = {}
-    for position, item in enumerate(answers):
-        where = f"{key.removesuffix('s')} {position + 1}: "
-        if not isinstance(item, Mapping):
-            raise Unreadable(f"{where}a {type(item).__name__}, not an object")
-        value = item.get(number)
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= count:
-            raise Unreadable(f'{where}"{number}" is {value!r}, not a number 1..{count}')
-        if value in by_number:
-            raise Unreadable(f"{where}{number} {value} has a second {key.removesuffix('s')}")
-        probabilities = found[position] if aligned else None
-        by_number[value] = NumberedAnswer(value, item, probabilities, where)
-    return [by_number[value] for value in range(1, count + 1)]
+    reading = read_numbered(
+        response,
+        key=key,
+        number=number,
+        count=count,
+        items_named=items_named,
+        field=field,
+        labels=labels,
+    )
+    if reading.problems:
+        raise Unreadable(reading.problems[0])
+    return [reading.answers[value] for value in range(1, count + 1)]
 
 
 def closed_object_schema(properties: dict[str, JsonValue]) -> dict[str, JsonValue]:

@@ -29,7 +29,7 @@ from jurist.judges._ask import CallPolicy, Failure, ModelRef, ask
 from jurist.judges._common import ReportRow, omitted_when_none
 from jurist.judges._evidence import QuoteMatch, match_quote, nearest_sentence
 from jurist.judges._exact import Check, Finding, evidence_findings, source_findings
-from jurist.judges._reading import Unreadable, json_object, numbered_answers
+from jurist.judges._reading import Unreadable, json_object, read_numbered
 from jurist.llm import Model, ModelError, Response, field_probabilities
 from jurist.prompts import Prompt, answer_schema
 
@@ -144,19 +144,23 @@ class ClaimCheck:
 @dataclass(frozen=True)
 class SupportReport:
     """The checks of every claim, what they cost, how they were asked, and what is known of
-    the (first) call that checked them."""
+    the (first) call that checked them. `reasked` says why claims of a one-call answer were
+    asked again alone (a verdict missing, out of range or given twice)."""
 
     checks: tuple[ClaimCheck, ...]
     usage: Usage | None
     mode: VerifyMode = "per_claim"
     call: dict[str, Any] = field(default_factory=dict)
+    reasked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class SupportOptions:
     """How claims are verified.
 
-    `together` asks about every claim in one call instead of one call per claim;
+    `together` asks about every claim in one call instead of one call per claim; None
+    chooses from the model: one call for a hosted provider, one call per claim for a model
+    that runs in this process (`Capabilities.local`, the embedded model);
     `quote_first` asks for the quote before the verdict; `threshold` is the P(supported)
     a claim needs; `require_quote` withholds support from a claim whose quote is not in
     the source; `quote=False` asks for the verdict alone (a few tokens instead of a copied
@@ -167,7 +171,7 @@ class SupportOptions:
     """
 
     threshold: Threshold = 0.5
-    together: bool = False
+    together: bool | None = False
     quote_first: bool = False
     require_quote: bool = True
     exact: bool = True
@@ -179,6 +183,12 @@ class SupportOptions:
     @property
     def needs_quote(self) -> bool:
         return self.quote and self.require_quote
+
+    def together_for(self, model: Model) -> bool:
+        """Whether `model` is asked about every claim in one call."""
+        if self.together is not None:
+            return self.together
+        return not model.capabilities.local
 
 
 def _verdict_properties(
@@ -305,9 +315,10 @@ def _failed(claim: str, source: str, cause: Cause, error: str) -> ClaimCheck:
 class ClaimVerifier:
     """Checks claims against one source text with a model.
 
-    By default each claim is its own call, all in flight together; they share the source
-    as their prompt prefix, so a local runtime evaluates the source once. With
-    `options.together` one call checks them all.
+    Each claim is its own call, all in flight together (they share the source as their
+    prompt prefix, so a local runtime evaluates the source once), or, with
+    `options.together`, one call checks them all (chosen from the model when None). A
+    claim the one-call answer gives no single readable verdict for is asked again alone.
     """
 
     def __init__(
@@ -329,7 +340,7 @@ class ClaimVerifier:
         """Each claim checked: by the exact checks alone when they find a mismatch with the
         source, else by the model, its verdict then held against its quote."""
         if not claims:
-            return SupportReport((), None, self._mode)
+            return SupportReport((), None, self._planned_mode())
         settled = {c: _contradicted(c, source) for c in claims} if self.options.exact else {}
         asked = [claim for claim in claims if settled.get(claim) is None]
         report = await self._ask_model(asked, source)
@@ -341,15 +352,18 @@ class ClaimVerifier:
 
     async def _ask_model(self, claims: Sequence[str], source: str) -> SupportReport:
         if not claims:
-            return SupportReport((), None, self._mode)
+            return SupportReport((), None, self._planned_mode())
         try:
             model = self.model.get()
         except ModelError as exc:
             failed = [_failed(c, source, Cause(exc.kind.value), str(exc.cause)) for c in claims]
-            return SupportReport(tuple(failed), None, self._mode)
-        if self.options.together:
+            return SupportReport(tuple(failed), None, self._planned_mode())
+        if self.options.together_for(model):
             report(f"checking {len(claims)} claims together")
             return await self._together(model, claims, source)
+        return await self._each(model, claims, source)
+
+    async def _each(self, model: Model, claims: Sequence[str], source: str) -> SupportReport:
         results = await gather_ordered(
             (self._one(model, claim, source) for claim in claims),
             steps=Steps("claim", len(claims)),
@@ -358,13 +372,20 @@ class ClaimVerifier:
         return SupportReport(
             tuple(check for check, _, _ in results),
             Usage.total(usage for _, usage, _ in results),
-            self._mode,
+            "per_claim",
             first,
         )
 
-    @property
-    def _mode(self) -> VerifyMode:
-        return "together" if self.options.together else "per_claim"
+    def _planned_mode(self) -> VerifyMode:
+        """The mode without asking the model anything (no claim to ask about, or no model):
+        from the option, or from the model when it can be had."""
+        together = self.options.together
+        if together is None:
+            try:
+                together = self.options.together_for(self.model.get())
+            except (ModelError, ValueError):  # unavailable, or a spec that does not parse
+                together = False
+        return "together" if together else "per_claim"
 
     async def _one(
         self, model: Model, claim: str, source: str
@@ -418,17 +439,48 @@ class ClaimVerifier:
         if isinstance(got, Judgment):
             failure = Failure.of(got)
             failed = [_failed(c, source, failure.cause, failure.error) for c in claims]
-            return SupportReport(tuple(failed), got.usage, self._mode, failure.call)
-        return SupportReport(tuple(got.value), got.usage, self._mode, got.call)
+            return SupportReport(tuple(failed), got.usage, "together", failure.call)
+        reading: TogetherReading = got.value
+        missing = reading.missing(len(claims))
+        if not missing:
+            checks = [reading.checks[number] for number in range(1, len(claims) + 1)]
+            return SupportReport(tuple(checks), got.usage, "together", got.call)
+        # A verdict missing, out of range or given twice is never taken as one: its claim is
+        # asked again alone.
+        report(f"asking {len(missing)} claims again alone: {'; '.join(reading.problems)}")
+        alone = await self._each(model, [claims[number - 1] for number in missing], source)
+        again = dict(zip(missing, alone.checks, strict=True))
+        checks = [reading.checks.get(n) or again[n] for n in range(1, len(claims) + 1)]
+        return SupportReport(
+            tuple(checks),
+            Usage.total([got.usage, alone.usage]),
+            "together",
+            got.call,
+            reading.problems,
+        )
+
+
+@dataclass(frozen=True)
+class TogetherReading:
+    """The checks a one-call answer holds, by claim number (1-based), and what was wrong
+    with the verdicts it does not hold."""
+
+    checks: Mapping[int, ClaimCheck]
+    problems: tuple[str, ...]
+
+    def missing(self, count: int) -> list[int]:
+        return [number for number in range(1, count + 1) if number not in self.checks]
 
 
 def read_checks(
     response: Response, claims: Sequence[str], source: str, options: SupportOptions
-) -> list[ClaimCheck]:
-    """The checks of a one-call answer, in the order of the claims: exactly one verdict per
-    claim number; P(supported) of the k-th verdict written is read at its k-th "verdict"
-    token (the stated verdicts are used when the tokens do not line up)."""
-    answers = numbered_answers(
+) -> TogetherReading:
+    """The checks of a one-call answer: one per claim number answered exactly once with a
+    readable verdict; P(supported) of the k-th verdict written is read at its k-th
+    "verdict" token (the stated verdicts are used when the tokens do not line up). A claim
+    number missing, out of range, given twice, or with no readable verdict gets no check,
+    and the reading says why."""
+    reading = read_numbered(
         response,
         key=VERDICTS_KEY,
         number="claim",
@@ -437,7 +489,13 @@ def read_checks(
         field="verdict",
         labels=LABELS,
     )
-    return [
-        read_check(claims[a.number - 1], a.item, a.probabilities, source, options, where=a.where)
-        for a in answers
-    ]
+    checks: dict[int, ClaimCheck] = {}
+    problems = list(reading.problems)
+    for number, a in reading.answers.items():
+        try:
+            checks[number] = read_check(
+                claims[number - 1], a.item, a.probabilities, source, options, where=a.where
+            )
+        except Unreadable as exc:
+            problems.append(str(exc))
+    return TogetherReading(checks, tuple(problems))

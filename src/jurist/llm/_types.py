@@ -114,7 +114,12 @@ class Response:
 
 @record
 class Capabilities:
-    """What a model can do, so judges choose their method (probabilities need logprobs)."""
+    """What a model can do, so judges choose their method (probabilities need logprobs).
+
+    `local`: the model runs in this process (the embedded provider), one generation at a
+    time, so a judge may choose calls that suit it (claims checked one call each) rather
+    than the fewest calls a hosted provider wants.
+    """
 
     logprobs: bool = False
     max_top_logprobs: int = 0
