@@ -106,11 +106,12 @@ def create_app(
 
     async def audit(record: dict[str, Any]) -> None:
         detail = record.pop("detail", None)
-        if detail is not None:
+        if detail is not None and not record.pop("detail_redacted", False):
             # The audit log never holds personal data, whether or not model calls are redacted.
             detail = await asyncio.to_thread(redact_json, detail, service.redactor)
         # Stamped before the first try: a record whose write did commit, though the answer
         # never came, is then known again when it is replayed, and is not stored twice.
+        record.pop("detail_redacted", None)
         entry = AuditRecord(**record, detail=detail, at=datetime.now(UTC))
         spool = service.audit_spool
         if not spool.holding:  # else the database is down still: queue behind the others

@@ -89,6 +89,7 @@ class Edge:
             "request_sha256": state.get("request_sha256"),
             "verdict": state.get("verdict") or _verdict(status),
             "detail": state.get("audit_detail"),
+            "detail_redacted": bool(state.get("audit_redacted")),
         }
         log.info(
             "request",
@@ -105,6 +106,7 @@ class Edge:
             # A detail that cannot be redacted or stored must not cost the request its record.
             log.error("audit detail not written: %s: %s", type(exc).__name__, exc)
             record["detail"] = {"unrecorded": f"{type(exc).__name__}: {str(exc)[:200]}"}
+            record["detail_redacted"] = False
             try:
                 await self.audit(dict(record))
             except Exception as again:  # noqa: BLE001 - as above

@@ -166,6 +166,10 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
         redactor=service.redactor,
         sealer=_sealing(service),
     )
+    # The audit's detail comes from the request as stored, redacted already: the redactor's
+    # analysis, the costliest step of a request, runs once per request, not twice.
+    request.state.audit_detail = audit_detail(record.request)
+    request.state.audit_redacted = True
     try:
         await service.require_store().save_validation(record, judgments)
     except StoreError as exc:
