@@ -4,17 +4,19 @@
 loop); `ConcurrencyLimited` (in `_limits`) is the middleware that asks it for a slot.
 
 The limit starts at `START` (32, or the ceiling when that is lower) and, like TCP's slow
-start, doubles once per round of calls (a round: as many completions as the limit was when
-it began) while three things hold in that round: the limit was the bound (the calls in flight
-reached it), no call was rate-limited (429) or timed out, and the round's median latency
-stayed within `LATENCY_FACTOR` of the best round's. It never exceeds the ceiling.
+start, gains a slot for each call answered while the limit is the bound (other calls wait
+for a slot), so it doubles each round of calls, as long as no call of the round was
+rate-limited (429) or timed out and the call's latency stays within `LATENCY_FACTOR` of the
+best seen. It never exceeds the ceiling.
 
 An overload (a 429 or a timeout) halves the limit and remembers the level it came at: the
 fewest calls in flight when one of the calls it refused was sent, and never less than the
 halved limit plus one. The limit then doubles back up to just below that level and stays
 there; it probes one call above only after a quiet period that is long against what the
 overload cost (`QUIET_ROUNDS` times its Retry-After pause plus a round), and goes on growing
-one call per round while those probes pass (additive increase). A probe refused at the same
+one call per round (a round: as many completions as the limit was when it began, the limit
+reached, no 429, the round's median latency within `LATENCY_FACTOR` of the best round's)
+while those probes pass (additive increase). A probe refused at the same
 level doubles the quiet period. Plain halving would saw between C/2 and C around a provider
 that takes C calls at once, about 75 % of its throughput; this stays at C.
 
@@ -137,7 +139,8 @@ class AdaptiveLimit:
         self.timeouts = 0
         self.in_flight_peak = 0
         self.rounds = 0
-        self._best_latency: float | None = None
+        self._best_latency: float | None = None  # the best round's median
+        self._best_call: float | None = None
         self._quiet_from = -math.inf
         self._quiet_pause = 0.0
         self._quiet_scale = 1
@@ -175,8 +178,26 @@ class AdaptiveLimit:
         self._notify(in_flight)
         return Ticket(self.epoch, in_flight, self._clock())
 
-    def succeeded(self, ticket: Ticket) -> None:
-        self._latencies.append(self._clock() - ticket.started)
+    def succeeded(self, ticket: Ticket, *, waiting: bool) -> None:
+        """A call was answered; `waiting` says whether other calls were waiting for a slot
+        (the limit was the bound: growing it would let more run)."""
+        latency = self._clock() - ticket.started
+        self._latencies.append(latency)
+        if self._best_call is None or latency < self._best_call:
+            self._best_call = latency
+        if (
+            self.adaptive
+            and waiting
+            and ticket.epoch == self.epoch
+            and not self._round_overloaded
+            and self.limit < self._below()
+            and latency <= LATENCY_FACTOR * self._best_call
+        ):
+            # Slow start: a slot more for each call answered while others wait, which doubles
+            # the limit each round without waiting for the round's slowest call.
+            self.limit += 1
+            self.peak = max(self.peak, self.limit)
+            self._notify(0)
         self._completed()
 
     def failed(self, ticket: Ticket) -> None:
@@ -250,13 +271,15 @@ class AdaptiveLimit:
         if self.capacity is not None and self.limit >= self.capacity:
             # A probe at or above the remembered level passed: the provider takes this many.
             self.capacity = self.limit + 1
-        below = self.ceiling if self.capacity is None else min(self.ceiling, self.capacity - 1)
-        if self.limit < below:
-            self.limit = min(self.limit * 2, below)
-        elif self._probe_due():
+        if self.limit >= self._below() and self._probe_due():
             self.limit = min(self.limit + 1, self.ceiling)
-        self.peak = max(self.peak, self.limit)
-        self._notify(0)
+            self.peak = max(self.peak, self.limit)
+            self._notify(0)
+
+    def _below(self) -> int:
+        """How far slow start may take the limit: the ceiling, or just below the level the
+        last overload came at."""
+        return self.ceiling if self.capacity is None else min(self.ceiling, self.capacity - 1)
 
     def _notify(self, in_flight: int) -> None:
         for watch in _watches:

@@ -130,7 +130,7 @@ class ConcurrencyLimited(ModelWrapper):
             raise
         finally:
             gate.release(limits.current)
-        limits.succeeded(ticket)
+        limits.succeeded(ticket, waiting=bool(gate.waiters))
         gate.wake(limits.current)
         return response
 
