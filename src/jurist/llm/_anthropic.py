@@ -16,8 +16,8 @@ from pydantic import JsonValue
 from jurist.core import Usage
 from jurist.llm._http import (
     error_message,
+    http_client_options,
     loop_client,
-    shared_ssl_context,
     snippet,
     status_error,
     unexpected_error,
@@ -222,12 +222,10 @@ class AnthropicModel:
 
 
 def _build_client(base_url: str | None, api_key: str | None) -> anthropic.AsyncAnthropic:
-    context = shared_ssl_context()
-    options: dict[str, Any] = {} if context is None else {"verify": context}
     return anthropic.AsyncAnthropic(
         api_key=api_key,
         base_url=base_url,
         max_retries=0,  # Retrying middleware's job
         timeout=None,  # each call passes its request's timeout
-        http_client=anthropic.DefaultAsyncHttpxClient(**options),
+        http_client=anthropic.DefaultAsyncHttpxClient(**http_client_options()),
     )

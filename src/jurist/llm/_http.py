@@ -1,6 +1,7 @@
 """What the HTTP providers share: their clients, and how an HTTP failure becomes a ModelError."""
 
 import asyncio
+import contextlib
 import datetime
 import email.utils
 import functools
@@ -9,20 +10,50 @@ import ssl
 import threading
 import time
 import weakref
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import AsyncGenerator, Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
+from jurist.llm._transport import AiohttpTransport, aiohttp_installed
 from jurist.llm._types import ErrorKind, ModelError
 
 C = TypeVar("C")
 
 # Clients per event loop: an SDK client pools connections bound to the loop that opened
 # them, and reusing one from another loop (each `asyncio.run`, so each `complete_sync`)
-# fails with "Event loop is closed". A loop's clients go when the loop is collected.
-_clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, Any]]" = (
+# fails with "Event loop is closed". A loop's clients are closed when the loop shuts down
+# (see _closed_at_shutdown), and go when the loop is collected.
+_clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients]" = (
     weakref.WeakKeyDictionary()
 )
 _clients_lock = threading.Lock()
+
+
+class _LoopClients:
+    """The clients of one event loop, and what closes them when it shuts down."""
+
+    def __init__(self) -> None:
+        self.clients: dict[Hashable, Any] = {}
+        # Held here: the loop keeps its async generators only weakly.
+        self.closer = _closed_at_shutdown(self.clients)
+        with contextlib.suppress(StopIteration):
+            self.closer.asend(None).send(None)  # to its `yield`: the loop now knows of it
+
+
+async def _closed_at_shutdown(clients: dict[Hashable, Any]) -> AsyncGenerator[None]:
+    """Waits at its `yield` until the loop shuts its async generators down (`asyncio.run`
+    does as it ends), then closes the loop's clients, each with its open connections, while
+    the loop still runs: a client left to the garbage collector cannot close them (aiohttp's
+    complains of an unclosed session)."""
+    try:
+        yield
+    finally:
+        loop = asyncio.get_running_loop()
+        with _clients_lock:
+            # The clients hold the loop: left in the table, neither would ever be collected.
+            _clients.pop(loop, None)
+        for client in list(clients.values()):
+            with contextlib.suppress(Exception):
+                await client.close()
 
 
 def loop_client(key: Hashable, build: Callable[[], C]) -> C:
@@ -33,12 +64,24 @@ def loop_client(key: Hashable, build: Callable[[], C]) -> C:
     """
     loop = asyncio.get_running_loop()
     with _clients_lock:
-        per_loop = _clients.setdefault(loop, {})
-        client = per_loop.get(key)
+        per_loop = _clients.get(loop)
+        if per_loop is None:
+            per_loop = _clients[loop] = _LoopClients()
+        client = per_loop.clients.get(key)
         if client is None:
-            client = per_loop[key] = build()
+            client = per_loop.clients[key] = build()
     result: C = client
     return result
+
+
+def http_client_options() -> dict[str, Any]:
+    """What an SDK's httpx2 client is built with: aiohttp's transport when aiohttp is
+    installed (half the client CPU per call of httpx2's own, see `_transport`), else the
+    shared TLS context for httpx2's own transport."""
+    context = shared_ssl_context()
+    if aiohttp_installed():
+        return {"transport": AiohttpTransport(context)}
+    return {} if context is None else {"verify": context}
 
 
 @functools.cache

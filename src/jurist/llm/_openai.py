@@ -10,15 +10,14 @@ import dataclasses
 import json
 import os
 import time
-from typing import Any
 
 import httpx2
 import openai
 
 from jurist.llm._http import (
     error_message,
+    http_client_options,
     loop_client,
-    shared_ssl_context,
     snippet,
     status_error,
     unexpected_error,
@@ -229,12 +228,10 @@ def _rejects_schema_mode(exc: openai.APIStatusError, mode: SchemaMode) -> bool:
 
 
 def _build_client(base_url: str | None, api_key: str) -> openai.AsyncOpenAI:
-    context = shared_ssl_context()
-    options: dict[str, Any] = {} if context is None else {"verify": context}
     return openai.AsyncOpenAI(
         api_key=api_key,
         base_url=base_url,
         max_retries=0,  # Retrying middleware's job
         timeout=None,  # each call passes its request's timeout
-        http_client=openai.DefaultAsyncHttpxClient(**options),
+        http_client=openai.DefaultAsyncHttpxClient(**http_client_options()),
     )
