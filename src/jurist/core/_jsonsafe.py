@@ -24,8 +24,46 @@ def to_json_safe(value: Any, where: str = "value") -> Any:
     timedeltas seconds, so that a JSON round trip gives back exactly what is stored.
     Anything else is an error naming where it sits, e.g. ``metadata['a'][2]``.
     """
+    plain = _plain(value)
+    return _converted(value, where) if plain is _NOT_PLAIN else plain
+
+
+_NOT_PLAIN: Any = object()  # what _plain returns for a value that is not plain JSON
+
+
+def _plain(value: Any) -> Any:
+    """A copy of plain JSON data (exact dict with str keys, list, str, int, bool, None, a
+    finite float) or _NOT_PLAIN, found by exact type: what nearly every value is, without
+    the isinstance checks and error paths the general conversion builds for every node."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                return _NOT_PLAIN
+            safe = _plain(item)
+            if safe is _NOT_PLAIN:
+                return _NOT_PLAIN
+            out[key] = safe
+        return out
+    if kind is list:
+        items = []
+        for item in value:
+            safe = _plain(item)
+            if safe is _NOT_PLAIN:
+                return _NOT_PLAIN
+            items.append(safe)
+        return items
+    if kind is float and math.isfinite(value):
+        return value
+    return _NOT_PLAIN
+
+
+def _converted(value: Any, where: str) -> Any:
     if isinstance(value, Enum):
-        return to_json_safe(value.value, where)
+        return _converted(value.value, where)
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -45,10 +83,10 @@ def to_json_safe(value: Any, where: str = "value") -> Any:
                 raise NotJsonSafeError(
                     f"{where}: key {key!r} is a {type(key).__name__}; JSON keys must be strings"
                 )
-            out[key] = to_json_safe(item, f"{where}[{key!r}]")
+            out[key] = _converted(item, f"{where}[{key!r}]")
         return out
     if isinstance(value, list | tuple):
-        return [to_json_safe(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        return [_converted(item, f"{where}[{i}]") for i, item in enumerate(value)]
     if isinstance(value, PurePath):
         return str(value)
     if isinstance(value, datetime | date | time):
@@ -57,9 +95,9 @@ def to_json_safe(value: Any, where: str = "value") -> Any:
         return value.total_seconds()
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
-        return to_json_safe(to_dict(), where)
+        return _converted(to_dict(), where)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_json_safe(dataclasses.asdict(value), where)
+        return _converted(dataclasses.asdict(value), where)
     raise NotJsonSafeError(f"{where}: a {type(value).__name__} is not JSON-safe")
 
 

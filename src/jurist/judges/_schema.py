@@ -96,7 +96,7 @@ def compiled_schema(schema: dict[str, Any] | bool) -> Any:
     compiled once per content. The key is the schema's JSON text, keys in their order, so a
     schema changed after use is compiled afresh, and 1, 1.0 and true stay apart. Raises
     what jsonschema_rs raises for a schema that is not a valid JSON Schema."""
-    return _compiled(json.dumps(schema, ensure_ascii=False))
+    return _compiled(json.dumps(schema))
 
 
 @functools.lru_cache(maxsize=COMPILED_SCHEMAS_KEPT)

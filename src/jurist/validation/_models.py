@@ -168,7 +168,7 @@ def _schema_judge(schema: dict[str, Any]) -> Judge:
     does. The key is the schema's JSON text, so a schema changed after use is a new key;
     a schema that is not JSON data goes the uncached way, which says what is wrong."""
     try:
-        text = json.dumps(to_json_safe(schema, "expected_schema"), ensure_ascii=False)
+        text = json.dumps(to_json_safe(schema, "expected_schema"))
     except (NotJsonSafeError, ValueError, TypeError):
         return _built_schema_judge(schema)
     return _schema_judge_of(text)
