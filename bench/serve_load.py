@@ -218,11 +218,11 @@ def jurist_env(home: Path, database: str, redactor: str | None = None) -> dict[s
         "JURIST_MODEL": UNUSED_MODEL,
         "JURIST_CACHE": "0",
         "JURIST_RATE_LIMIT": BENCH_RATE,
-        "LOG_LEVEL": "warning",
         "PROMETHEUS_MULTIPROC_DIR": str(home / "metrics"),
     }
-    env.pop("JUDGE_MODEL", None)
-    env.pop("JURIST_API_KEYS", None)
+    # As deployed: the default log level (a JSON line per request, to the log file).
+    for name in ("JUDGE_MODEL", "JURIST_API_KEYS", "LOG_LEVEL", "LOG_VALIDATION_RESULTS"):
+        env.pop(name, None)
     if redactor is not None:
         env["JURIST_REDACTOR"] = redactor
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BENCH), env.get("PYTHONPATH")]))

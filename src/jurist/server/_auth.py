@@ -11,6 +11,7 @@ all is single-tenant: its one caller is the operator and reads everything, and i
 only on the loopback interface.
 """
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -94,11 +95,7 @@ class Authenticator:
             key = await self._stored(bearer_token(authorization))
         if key is None:
             return None
-        rate = (
-            parse_rate(key.rate_limit, f"the rate limit of key {key.id}")
-            if key.rate_limit
-            else None
-        )
+        rate = _key_rate(key.rate_limit, key.id) if key.rate_limit else None
         return Principal(key_id=key.id, role=key.role, rate=rate)
 
     def forget(self) -> None:
@@ -125,3 +122,9 @@ class Authenticator:
             self._found.clear()
         self._found[digest] = (now + self.cache_s, key)
         return key
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _key_rate(text: str, key_id: str) -> RateLimitItem | None:
+    # Read once per key and text, not on every request.
+    return parse_rate(text, f"the rate limit of key {key_id}")

@@ -79,6 +79,9 @@ class Edge:
             return
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
         client = scope.get("client")
+        detail = state.get("audit_detail")
+        if callable(detail):  # a route's detail made only when needed, after the answer
+            detail = detail()
         record = {
             "method": scope.get("method", ""),
             "path": path[:500],
@@ -88,7 +91,7 @@ class Edge:
             "client": client[0] if client else None,
             "request_sha256": state.get("request_sha256"),
             "verdict": state.get("verdict") or _verdict(status),
-            "detail": state.get("audit_detail"),
+            "detail": detail,
             "detail_redacted": bool(state.get("audit_redacted")),
         }
         log.info(

@@ -1,6 +1,7 @@
 """The service's endpoints."""
 
 import asyncio
+import functools
 import logging
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -136,7 +137,8 @@ async def _within_deadline(service: Service, work: Any) -> Any:
 )
 async def validate(body: ValidationRequest, request: Request, key_id: Caller) -> ValidationResult:
     service = service_of(request)
-    request.state.audit_detail = audit_detail(body.model_dump(mode="json"))
+    # Made only if the request ends before it is stored (the stored request replaces it).
+    request.state.audit_detail = functools.partial(_request_detail, body)
     try:
         work = service.validator.run(
             body, max_model_calls=service.config.max_model_calls, setting=MAX_CALLS_SETTING
@@ -178,6 +180,10 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     _observe(service, validation, result)
     request.state.verdict = "valid" if result.valid else "invalid"
     return result
+
+
+def _request_detail(body: ValidationRequest) -> dict[str, Any]:
+    return audit_detail(body.model_dump(mode="json"))
 
 
 def _observe(service: Service, validation: Validation, result: ValidationResult) -> None:
