@@ -1,11 +1,13 @@
-"""A batch run for the kill -9 test: `python killed_run.py URL N K` judges N items, stores
-the first K, and blocks on the rest; it prints "stored I" as the I-th judgment is stored,
-so the test knows when to kill it."""
+"""A batch run for the kill -9 test: `python killed_run.py URL N K [CONCURRENCY]` judges N
+items, stores the first K, and blocks on the rest; it prints "stored I" as the I-th
+judgment is stored, so the test knows when to kill it, and "commit" as each transaction
+commits."""
 
 import asyncio
 import signal
 import sys
 
+import sqlalchemy as sa
 from batch_fakes import Gate, dataset
 
 from jurist import Judgment
@@ -33,17 +35,19 @@ class Announce:
         pass
 
 
-async def main(url: str, n: int, k: int) -> None:
+async def main(url: str, n: int, k: int, concurrency: int) -> None:
     async with await RecordStore.open(url) as store:
+        sa.event.listen(store.engine.sync_engine, "commit", lambda _: print("commit", flush=True))
         await evaluate(
             dataset(n),
             Gate(open_for=k),
             store=store,
             name="killed",
-            concurrency=4,
+            concurrency=concurrency,
             progress=Announce(),
         )
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+    concurrency = int(sys.argv[4]) if len(sys.argv) > 4 else 4
+    asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), concurrency))

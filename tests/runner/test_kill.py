@@ -20,12 +20,13 @@ SCRIPT = Path(__file__).with_name("killed_run.py")
 DEADLINE_S = 60  # a guard against a hung child, not a timing assumption
 
 
-def kill_once_stored(url: str, n: int, k: int, log: Path) -> int:
-    """Run killed_run.py until it has stored k judgments, then SIGKILL it; its exit code."""
+def kill_once_stored(url: str, n: int, k: int, log: Path, concurrency: int = 4) -> list[str]:
+    """Run killed_run.py until it has stored k judgments, then SIGKILL it; what it printed
+    (it must have died of the signal)."""
     environment = {**os.environ, "PYTHONPATH": str(SCRIPT.parent)}
     with log.open("w") as errors:
         process = subprocess.Popen(
-            [sys.executable, str(SCRIPT), url, str(n), str(k)],
+            [sys.executable, str(SCRIPT), url, str(n), str(k), str(concurrency)],
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
@@ -39,24 +40,30 @@ def kill_once_stored(url: str, n: int, k: int, log: Path) -> int:
             process.wait()
             process.stdout.close()
     assert lines, log.read_text()
-    return process.returncode
+    assert process.returncode == -signal.SIGKILL
+    return lines
 
 
 def read_until(process: subprocess.Popen[str], wanted: str) -> list[str]:
     """The child's lines up to and including `wanted`; [] if it exits or hangs first."""
     assert process.stdout is not None
+    descriptor = process.stdout.fileno()
     lines: list[str] = []
+    pending = b""
+    # Read from the descriptor itself: a buffered readline can take in more lines than it
+    # returns, and the selector then waits for data that already arrived.
     with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
+        selector.register(descriptor, selectors.EVENT_READ)
         deadline = time.monotonic() + DEADLINE_S
-        while not lines or lines[-1] != wanted:
+        while wanted not in lines:
             if not selector.select(timeout=max(0.0, deadline - time.monotonic())):
                 return []
-            line = process.stdout.readline()
-            if not line:
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
                 return []
-            lines.append(line.strip())
-    return lines
+            *complete, pending = (pending + chunk).split(b"\n")
+            lines.extend(line.decode().strip() for line in complete)
+    return lines[: lines.index(wanted) + 1]
 
 
 async def resume(url: str, n: int, gate: Gate) -> tuple[str, int, Counter[str | None], str]:
@@ -74,7 +81,7 @@ async def resume(url: str, n: int, gate: Gate) -> tuple[str, int, Counter[str | 
 
 def test_a_killed_run_resumes_with_each_item_stored_once(sqlite_url, tmp_path):
     n, k = 40, 9
-    assert kill_once_stored(sqlite_url, n, k, tmp_path / "stderr.log") == -signal.SIGKILL
+    kill_once_stored(sqlite_url, n, k, tmp_path / "stderr.log")
 
     gate = Gate()
     status_after_kill, stored_after_kill, stored, status = asyncio.run(resume(sqlite_url, n, gate))
@@ -82,6 +89,26 @@ def test_a_killed_run_resumes_with_each_item_stored_once(sqlite_url, tmp_path):
     assert status_after_kill == "running"  # nobody lived to mark it
     assert stored_after_kill == k
     assert len(gate.calls) == n - k
+    assert stored == Counter(str(i) for i in range(1, n + 1))
+    assert status == "done"
+
+
+def test_a_run_killed_between_group_commits_loses_no_stored_item_and_repeats_none(
+    sqlite_url, tmp_path
+):
+    # Sixteen items answered at once are committed together (group commit): the kill comes
+    # after several such transactions, each holding many judgments.
+    n, k = 120, 64
+    lines = kill_once_stored(sqlite_url, n, k, tmp_path / "stderr.log", concurrency=16)
+    run_commits = lines[lines.index("started killed") :].count("commit")
+    assert 0 < run_commits < k / 4  # judgments shared transactions
+
+    gate = Gate()
+    status_after_kill, stored_after_kill, stored, status = asyncio.run(resume(sqlite_url, n, gate))
+
+    assert status_after_kill == "running"
+    assert stored_after_kill == k  # every judgment reported stored was committed
+    assert len(gate.calls) == n - k  # and none of them was judged again
     assert stored == Counter(str(i) for i in range(1, n + 1))
     assert status == "done"
 
