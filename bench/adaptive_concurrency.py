@@ -45,7 +45,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from simulated_model import SimulatedModel
 
 RESULTS = Path(__file__).parent / "results" / "adaptive_concurrency.jsonl"
-CLAIM = ("The town was founded by its first mayor.",)
+# The simulated model extracts this claim from every answer: each answer says it word for
+# word, so the judge traces it to the answer and has it verified.
+CLAIM = ("The town was founded by Mara Solt.",)
 
 
 def rows(n: int) -> list[dict[str, Any]]:
@@ -60,7 +62,7 @@ def rows(n: int) -> list[dict[str, Any]]:
             f"Its population was {2000 + i * 37} at the last census.",
             f"Every year {place} celebrates the Harvest Fair.",
         ]
-        answer = f"{place} was founded in {1200 + i % 600} by Mara Solt."
+        answer = f"{place} lies on the Astel. The town was founded by Mara Solt."
         out.append(
             {
                 "id": str(i),
@@ -98,6 +100,7 @@ def measure(
         "n": n,
         "wall_s": round(wall, 3),
         "errors": result.summary.errors,
+        "decided": result.summary.counts.get("pass", 0) + result.summary.counts.get("fail", 0),
         "calls": after["answered"] - before["answered"],
         "refused": after["refused"] - before["refused"],
         "server_max_in_flight": after["max_in_flight"],
@@ -161,15 +164,16 @@ def main() -> None:
         f"defaults: evaluate(concurrency=None), JURIST_MAX_CONCURRENCY={settings.max_concurrency}"
         f", JURIST_CONCURRENCY={settings.concurrency}; latency {args.latency_ms:g} ms\n"
     )
-    print("| run | items | wall s | ideal s | ratio | errors | calls | 429s | limit |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("| run | items | wall s | ideal s | ratio | errors | decided | calls | 429s | limit |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for row in runs:
         label = row["metric"] + (f", {row['capacity']}-call limit" if "capacity" in row else "")
         if row.get("fixed"):
             label += f", JURIST_CONCURRENCY={row['fixed']}"
         print(
             f"| {label} | {row['n']} | {row['wall_s']:.2f} | {row.get('ideal_s', '-')} | "
-            f"{row.get('ratio', '-')} | {row['errors']} | {row['calls']} | {row['refused']} | "
+            f"{row.get('ratio', '-')} | {row['errors']} | {row['decided']} | {row['calls']} | "
+            f"{row['refused']} | "
             f"{described(row['limit'])} |"
         )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

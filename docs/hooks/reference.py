@@ -107,7 +107,6 @@ FALLBACK = {
     "embedded model's limit on one generation starts from it and grows with its measured speed",
     "JURIST_MAX_ATTEMPTS": "attempts per call, with exponential backoff and full jitter on "
     "timeouts, connection errors, 408, 409, 429 (honouring Retry-After) and 5xx",
-    "JURIST_MAX_CONCURRENCY": "calls in flight per model, halved on a 429 and grown back",
     "JURIST_REQUESTS_PER_MINUTE": "a client-side rate limit on requests to a remote provider",
     "JURIST_TOKENS_PER_MINUTE": "a client-side rate limit on tokens sent to a remote provider",
     "JURIST_HOST": "the address `jurist serve` listens on; without keys, nothing but "
