@@ -273,12 +273,22 @@ def test_the_installed_command_judges_on_a_local_cluster(tmp_path: Path):
     assert where == "local:2"
 
 
-def test_a_bad_cluster_on_the_command_line_exits_2(tmp_path: Path):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "DATA", "--judge", "criterion:x"],
+        ["calibrate", "summeval-100", "--rubric", "summarization"],
+        ["align", "summeval-100", "--rubric", "summarization", "--dimension", "coherence"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_a_bad_cluster_on_the_command_line_exits_2(command, tmp_path: Path):
     data = tmp_path / "answers.jsonl"
     data.write_text('{"answer": "pass"}\n')
     jurist = Path(sys.executable).with_name("jurist")
+    given = [str(data) if word == "DATA" else word for word in command]
     done = subprocess.run(
-        [str(jurist), "eval", str(data), "--judge", "criterion:x", "--cluster", "local:none"],
+        [str(jurist), *given, "--cluster", "local:none"],
         capture_output=True,
         text=True,
         check=False,
@@ -303,3 +313,28 @@ async def test_the_embedded_model_judges_on_a_local_cluster_real(records):
     assert await stored_counts(records, result.run_id) == Counter(["days", "none", "weeks"])
     statuses = {item: j.status.value for item, j in result.judgments.items()}
     assert statuses == {"days": "pass", "none": "fail", "weeks": "pass"}
+
+
+def test_partitions_start_at_one_round_and_follow_the_pace_of_the_finished_ones():
+    from jurist.runner._cluster import PARTITION_SECONDS, Partitions
+
+    items = list(dataset(1000).items)
+    parts = Partitions(items, concurrency=4, threads=2)
+    first = parts.next()
+    assert len(first) == 4  # one round of a worker's concurrency
+    parts.took(4, PARTITION_SECONDS / 2)  # slow items (an embedded model): 8 fit the target
+    second = parts.next()
+    assert len(second) == 8
+    parts.took(8, 0.01)  # fast ones: at most four rounds of the concurrency
+    sent = [first, second]
+    while part := parts.next():
+        assert len(part) <= 16
+        sent.append(part)
+    assert [item.id for part in sent for item in part] == [item.id for item in items]
+
+
+def test_a_short_run_gives_every_worker_thread_a_share():
+    from jurist.runner._cluster import Partitions
+
+    parts = Partitions(list(dataset(6).items), concurrency=64, threads=3)
+    assert [len(parts.next()) for _ in range(4)] == [2, 2, 2, 0]

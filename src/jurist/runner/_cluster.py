@@ -2,9 +2,10 @@
 
 The client keeps everything a run records: it opens the run, skips what a resumed run has
 stored, and records each judgment as it comes back, through the same code as a run in the
-process. The cluster only judges. Items go out in partitions, a few more than the cluster
-has threads, so a 10-million-item run never sits in the scheduler's memory; each finished
-partition's judgments stream back (`as_completed`) and are recorded at once.
+process. The cluster only judges. Items go out in partitions, two per worker thread in
+flight, so a 10-million-item run never sits in the scheduler's memory; each partition is
+about PARTITION_SECONDS of judging at the pace of those before it, and its judgments stream
+back (`as_completed`) and are recorded at once.
 
 The judge travels as data: pickled once per run, unpickled once per worker process and kept
 there (by its digest), with its model named by spec resolved on the worker through
@@ -26,6 +27,7 @@ import logging
 import math
 import os
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -42,14 +44,18 @@ if TYPE_CHECKING:
 Completed = Callable[[Item, Judgment, dict[str, Judgment]], Awaitable[None]]
 JudgeAll = Callable[[list[Item], Judge, int, Completed], Awaitable[None]]
 Judged = tuple[str, Judgment, dict[str, Judgment]]
+Partition = tuple[float, list[Judged]]  # the seconds a worker took, and its judgments
 
 CLUSTER_FORMS = "local:N (N worker processes on this machine) or tcp://HOST:PORT (a scheduler)"
 INSTALL = "pip install 'jurist[cluster]'"
 # How long joining a running cluster waits for its scheduler, and then for a first worker.
 CONNECT_TIMEOUT_S = 30.0
-# A partition holds this many rounds of a worker's concurrency: enough that a partition's
-# last slow item rarely idles the worker, few enough that a lost worker loses little.
+# A partition holds at most this many rounds of a worker's concurrency (enough that its last
+# slow item rarely idles the worker) and about this many seconds of judging, once the first
+# partitions have shown how fast items go: a lost worker loses that much work, whatever the
+# model (a hosted one judges thousands of items in it, the embedded one a few).
 ROUNDS_PER_PARTITION = 4
+PARTITION_SECONDS = 30.0
 # Partitions in flight per worker thread: one judged, one waiting, so no worker waits for
 # the client between partitions.
 IN_FLIGHT_PER_THREAD = 2
@@ -128,15 +134,14 @@ async def judge_on_cluster(
     waiting = {item.id: item for item in todo}
     async with _client(target) as client:
         threads = _threads(client)
-        size = partition_size(len(todo), concurrency, threads)
-        parts = iter([list(todo[i : i + size]) for i in range(0, len(todo), size)])
+        parts = Partitions(todo, concurrency, threads)
         token = uuid.uuid4().hex[:12]
         count = 0
 
         def submit() -> Any | None:
             nonlocal count
-            part = next(parts, None)
-            if part is None:
+            part = parts.next()
+            if not part:
                 return None
             count += 1
             return client.submit(
@@ -153,8 +158,9 @@ async def judge_on_cluster(
         first = [f for f in (submit() for _ in range(IN_FLIGHT_PER_THREAD * threads)) if f]
         flow = as_completed(first)
         async for future in flow:
-            judged: list[Judged] = await future
+            seconds, judged = await future
             future.release()
+            parts.took(len(judged), seconds)
             for item_id, judgment, votes in judged:
                 item = waiting.pop(item_id, None)
                 if item is not None:  # a partition judged twice is recorded once
@@ -164,11 +170,28 @@ async def judge_on_cluster(
                 flow.add(following)
 
 
-def partition_size(items: int, concurrency: int, threads: int) -> int:
-    """Items per partition: a few rounds of a worker's concurrency, but small enough that
-    every worker thread gets a partition of a short run."""
-    share = math.ceil(items / max(1, threads))
-    return max(1, min(ROUNDS_PER_PARTITION * concurrency, share))
+class Partitions:
+    """The items cut into partitions as they are sent: the first one round of a worker's
+    concurrency, the next sized to about PARTITION_SECONDS at the pace the finished ones
+    went, never more than ROUNDS_PER_PARTITION rounds, nor more than a thread's share of the
+    items (so every worker thread gets some of a short run)."""
+
+    def __init__(self, items: Sequence[Item], concurrency: int, threads: int) -> None:
+        self._items = items
+        self._sent = 0
+        self._most = max(1, min(ROUNDS_PER_PARTITION * concurrency, -(-len(items) // threads)))
+        self.size = min(concurrency, self._most)
+
+    def next(self) -> list[Item]:
+        part = list(self._items[self._sent : self._sent + self.size])
+        self._sent += len(part)
+        return part
+
+    def took(self, items: int, seconds: float) -> None:
+        """A worker judged `items` in `seconds`: size the next partitions by that pace."""
+        if items and seconds > 0:
+            paced = math.floor(items * PARTITION_SECONDS / seconds)
+            self.size = max(1, min(paced, self._most))
 
 
 def _pickled(judge: Judge) -> bytes:
@@ -241,9 +264,10 @@ _worker_loop: asyncio.AbstractEventLoop | None = None
 
 def judge_partition(
     payload: bytes, digest: str, items: list[Item], concurrency: int, judge_all: JudgeAll
-) -> list[Judged]:
+) -> Partition:
     """On a worker: judge `items` with the judge pickled in `payload`, `concurrency` at a
-    time on the worker's loop, and return each item's judgment and jury votes."""
+    time on the worker's loop; the seconds it took, and each item's judgment and votes."""
+    started = time.perf_counter()
     judge = _worker_judge(payload, digest)
     done: list[Judged] = []
 
@@ -254,7 +278,7 @@ def judge_partition(
         await judge_all(items, judge, concurrency, collect)
 
     asyncio.run_coroutine_threadsafe(judge_items(), _loop()).result()
-    return done
+    return time.perf_counter() - started, done
 
 
 def _worker_judge(payload: bytes, digest: str) -> Judge:
