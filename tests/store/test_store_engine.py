@@ -76,7 +76,7 @@ async def test_jurist_database_url_is_used_when_no_url_is_given(tmp_path):
         await engine.dispose()
 
 
-async def test_every_sqlite_connection_runs_in_wal_mode_with_foreign_keys(tmp_path):
+async def test_every_sqlite_connection_runs_in_wal_mode_synced_with_foreign_keys(tmp_path):
     engine = create_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
     try:
         for _ in range(2):  # a second, pooled connection as well as a new one
@@ -87,7 +87,7 @@ async def test_every_sqlite_connection_runs_in_wal_mode_with_foreign_keys(tmp_pa
                 }
             assert pragmas == {
                 "journal_mode": "wal",
-                "synchronous": 1,  # NORMAL
+                "synchronous": 2,  # FULL: each commit synced to disk before it returns
                 "busy_timeout": 5000,
                 "foreign_keys": 1,
             }
