@@ -112,3 +112,19 @@ def test_each_loop_has_its_own_client() -> None:
     assert asyncio.run(twice())
     assert asyncio.run(twice())
     assert built == []  # each loop's one client, built once and closed as the loop ended
+
+
+async def test_the_environments_proxy_carries_the_requests(
+    fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", fault_server.url)
+    fault_server.script(ok("Through the proxy."))
+    # A host that does not resolve: only the proxy can answer for it.
+    m = OpenAIModel("judge-1", base_url="http://judge.invalid/v1", api_key="sk-test")
+
+    response = await m.complete(ask())
+
+    assert response.text == "Through the proxy."
+    assert len(fault_server.bodies) == 1

@@ -38,6 +38,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     def __init__(self, ssl_context: ssl.SSLContext | None = None) -> None:
         self._ssl: ssl.SSLContext | bool = True if ssl_context is None else ssl_context
         self._session: Any = None
+        self._proxies: dict[tuple[str, str, int | None], tuple[Any, Any]] = {}
 
     def _open(self) -> Any:
         import aiohttp
@@ -45,19 +46,39 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         connector = aiohttp.TCPConnector(
             limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S, ssl=self._ssl
         )
-        # The environment's proxy settings apply as they do with httpx2's transport.
-        self._session = aiohttp.ClientSession(connector=connector, trust_env=True)
+        # Not trust_env: aiohttp would then read ~/.netrc and the proxy variables in a
+        # worker thread on every request. The proxy variables are read here instead, once
+        # per origin, as httpx2 reads them once per client.
+        self._session = aiohttp.ClientSession(connector=connector, trust_env=False)
         return self._session
+
+    def _proxy(self, url: httpx2.URL) -> tuple[Any, Any]:
+        """The proxy the environment names for `url`'s origin, and its credentials."""
+        origin = (url.scheme, url.host, url.port)
+        found = self._proxies.get(origin)
+        if found is None:
+            from aiohttp.helpers import get_env_proxy_for_url
+            from yarl import URL
+
+            try:
+                found = get_env_proxy_for_url(URL(str(url)))
+            except LookupError:
+                found = (None, None)
+            self._proxies[origin] = found
+        return found
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         import aiohttp
 
         session = self._session if self._session is not None else self._open()
         timeout = request.extensions.get("timeout", {})
+        proxy, proxy_auth = self._proxy(request.url)
         try:
             async with session.request(
                 request.method,
                 str(request.url),
+                proxy=proxy,
+                proxy_auth=proxy_auth,
                 headers=request.headers,
                 data=request.content or None,
                 allow_redirects=False,
