@@ -61,8 +61,6 @@ from jurist.validation._layers import (
     run_layer,
 )
 from jurist.validation._models import (
-    LayerSummary,
-    ValidationMetadata,
     ValidationRequest,
     ValidationResult,
     ValidationType,
@@ -305,25 +303,31 @@ class Validator:
         # Every error-severity issue makes its layer's verdict fail or error, so the two
         # readings of validity agree; the verdicts are what the layers show.
         valid = all(o.verdict in ("pass", "warn") for o in outcomes)
-        return ValidationResult(
-            valid=valid,
-            confidence=round(sum(confidences) / len(confidences), 4),
-            issues=issues,
-            passed_criteria=passed,
-            failed_criteria=failed,
-            quality_score=NOT_ASSESSED_QUALITY if quality is None else quality,
-            metadata=ValidationMetadata(
-                validation_types_run=[o.layer for o in outcomes],
-                total_issues=len(issues),
-                error_count=errors,
-                warning_count=warnings,
-                info_count=len(issues) - errors - warnings,
-                quality_assessed=quality is not None,
-                duration_ms=round(elapsed_ms, 3),
-                model=self.model_spec if _MODEL_LAYERS & set(request.validation_types) else None,
-                usage=usage_summary(usage),
-                layers={o.layer: _layer_summary(o) for o in outcomes},
-            ),
+        # Validated as one nested value: one pass through pydantic's core rather than a
+        # model built (and validated) at a time.
+        return ValidationResult.model_validate(
+            {
+                "valid": valid,
+                "confidence": round(sum(confidences) / len(confidences), 4),
+                "issues": issues,
+                "passed_criteria": passed,
+                "failed_criteria": failed,
+                "quality_score": NOT_ASSESSED_QUALITY if quality is None else quality,
+                "metadata": {
+                    "validation_types_run": [o.layer for o in outcomes],
+                    "total_issues": len(issues),
+                    "error_count": errors,
+                    "warning_count": warnings,
+                    "info_count": len(issues) - errors - warnings,
+                    "quality_assessed": quality is not None,
+                    "duration_ms": round(elapsed_ms, 3),
+                    "model": self.model_spec
+                    if _MODEL_LAYERS & set(request.validation_types)
+                    else None,
+                    "usage": usage_summary(usage),
+                    "layers": {o.layer: _layer_summary(o) for o in outcomes},
+                },
+            }
         )
 
 
@@ -370,18 +374,19 @@ def _unavailable(layer: ValidationType, message: str, cause: Cause) -> LayerOutc
     )
 
 
-def _layer_summary(outcome: LayerOutcome) -> LayerSummary:
+def _layer_summary(outcome: LayerOutcome) -> dict[str, Any]:
+    """A layer's LayerSummary, as the data it is validated from."""
     judgment = outcome.judgment
-    return LayerSummary(
-        status="error" if outcome.broke else "ok",
-        verdict=outcome.verdict,
-        cause=str(outcome.cause) if outcome.broke else None,
-        judge_status=judgment.status if judgment is not None else None,
-        confidence=round(outcome.reading.confidence, 4),
-        issues=len(outcome.reading.issues),
-        duration_ms=outcome.duration_ms,
-        usage=usage_summary(judgment.usage if judgment is not None else None),
-    )
+    return {
+        "status": "error" if outcome.broke else "ok",
+        "verdict": outcome.verdict,
+        "cause": str(outcome.cause) if outcome.broke else None,
+        "judge_status": judgment.status if judgment is not None else None,
+        "confidence": round(outcome.reading.confidence, 4),
+        "issues": len(outcome.reading.issues),
+        "duration_ms": outcome.duration_ms,
+        "usage": usage_summary(judgment.usage if judgment is not None else None),
+    }
 
 
 async def validate(
