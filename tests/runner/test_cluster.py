@@ -142,6 +142,15 @@ async def test_an_interrupted_run_resumes_on_a_cluster_judging_only_what_it_lack
     assert run.status == "done"
 
 
+async def test_resuming_a_run_that_has_every_item_reaches_for_no_cluster(records):
+    await evaluate(dataset(3), Gate(), store=records, name="complete")
+    nothing_listens = "tcp://127.0.0.1:18067"
+    result = await evaluate(
+        dataset(3), Gate(), store=records, run="complete", resume=True, cluster=nothing_listens
+    )
+    assert (result.summary.resumed, result.summary.judged) == (3, 0)
+
+
 def test_a_judge_whose_model_is_named_by_spec_is_sent_without_its_built_model():
     spec = "openai-compatible:judge@http://127.0.0.1:18069/v1"
     judge = CriterionJudge("It is polite", spec)

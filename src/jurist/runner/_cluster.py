@@ -127,6 +127,8 @@ async def judge_on_cluster(
     """Judge `todo` on `cluster`, each worker `concurrency` items at a time with the
     engine's own `judge_all`; `completed` records each judgment here, once per item."""
     target = check_cluster(cluster)
+    if not todo:  # a resumed run that has every item: no cluster to start or join
+        return
     from distributed import as_completed
 
     payload = _pickled(judge)
