@@ -361,7 +361,7 @@ def jurist_rows(
         command += ["--workers", str(workers)]
         script = wrk_script(home / "post.lua", secret)
         with Server(command, env, args.port, home / "serve.log", "/ready") as server:
-            name = "jurist" if redactor is None else "jurist, audit unredacted (diagnostic)"
+            name = "jurist" if redactor is None else "jurist, unredacted (diagnostic)"
             return runs(server, script, (name, store, workers), args)
 
 
