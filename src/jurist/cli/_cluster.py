@@ -27,7 +27,7 @@ ClusterOption = Annotated[
     str | None,
     typer.Option(
         "--cluster",
-        metavar="local:N|tcp://HOST:PORT",
+        metavar="CLUSTER",
         callback=chosen_cluster,
         help="Judge on a Dask cluster: local:N starts N worker processes on this machine, "
         "tcp://HOST:PORT joins a running scheduler (default: JURIST_CLUSTER; unset, this "
