@@ -54,3 +54,19 @@ def test_a_refused_validation_is_still_audited_redacted(serve, database):
     running.stop()
     [entry] = [e for e in audit_entries(database) if e.path == "/validate"]
     assert entry.detail["output_excerpt"] == "call me on the <SECRET> line"
+
+
+def test_the_services_own_ids_are_not_analysed_and_still_name_the_records(serve):
+    redactor = CountingRedactor()
+    running = serve(redactor=redactor)
+    body = {"output": SECRET, "validation_types": ["schema"], "expected_schema": {}}
+    with running.client() as client:
+        metadata = client.post("/validate", json=body).json()["metadata"]
+        validation_id = metadata["validation_id"]
+        judgment_id = metadata["layers"]["schema"]["judgment_id"]
+        assert validation_id not in redactor.seen
+        assert judgment_id not in redactor.seen
+        stored = client.get(f"/validations/{validation_id}").json()
+    assert stored["result"]["metadata"]["validation_id"] == validation_id
+    assert stored["result"]["metadata"]["layers"]["schema"]["judgment_id"] == judgment_id
+    assert stored["judgment_ids"] == [judgment_id]

@@ -64,9 +64,12 @@ def stored_validation(
         )
         for layer, judgment in validation.judgments.items()
     ]
-    # One pass of the redactor over everything: it costs about what one text does.
+    # One pass of the redactor over everything: it costs about what one text does. Its
+    # cost grows with the text analysed, so the service's own ids, which hold no personal
+    # data and are stamped back below, are left out of it.
     redacted = redact_json(
-        {"validation": raw, "judgments": [_content(item) for item in judgments]}, redactor
+        {"validation": _without_ids(raw), "judgments": [_content(item) for item in judgments]},
+        redactor,
     )
     kept = redacted["validation"]
     # The ids are the service's own, and must still name the records after redaction.
@@ -94,6 +97,18 @@ def stored_validation(
         for item, content in zip(judgments, redacted["judgments"], strict=True)
     ]
     return result, record, kept_judgments
+
+
+def _without_ids(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` with the result's validation and judgment ids blanked (copies of the dicts on
+    the way to them; the rest is shared)."""
+    metadata = raw["result"]["metadata"]
+    layers = {
+        name: {**summary, "judgment_id": None} if isinstance(summary, dict) else summary
+        for name, summary in metadata.get("layers", {}).items()
+    }
+    blank = {**metadata, "validation_id": None, "layers": layers}
+    return {**raw, "result": {**raw["result"], "metadata": blank}}
 
 
 def stored_judgment(
