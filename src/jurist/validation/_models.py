@@ -121,9 +121,10 @@ class ValidationRequest(BaseModel):
 
     @property
     def schema_judge(self) -> Judge:
-        if self._schema_judge is None:
+        judge = self._schema_judge  # read once: a private attribute is looked up by pydantic
+        if judge is None:
             raise ValueError("expected_schema: the request has no schema")
-        return self._schema_judge
+        return judge
 
     @field_validator("validation_types")
     @classmethod
