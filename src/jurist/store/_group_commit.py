@@ -17,10 +17,10 @@ What a caller is told is what happened to its own write:
   another timeout on a database found unavailable a moment ago. The next write tries again.
 
 There is one writer for each engine (and event loop), shared by every store object on that
-engine, so the service's records, audit entries and rate counts commit together. On SQLite
-it also holds the database's one write turn: every other write transaction of this process
-on the engine waits its turn here, in order, instead of racing for the file lock (measured
-with wrk: P99 1.4 s racing, 0.14 s queued).
+engine, so the service's records and audit entries commit together. On SQLite it also holds
+the database's one write turn: every other write transaction of this process on the engine
+(rate-limit counts, keys, runs) waits its turn here, in order, instead of racing for the
+file lock (measured with wrk: P99 1.4 s racing, 0.14 s queued).
 """
 
 import asyncio
