@@ -10,6 +10,7 @@ answer is built from memory, never from the store, so it is the full result.
 import dataclasses
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -30,18 +31,28 @@ log = logging.getLogger("jurist.server")
 RawCopy = Literal["none", "shown", "withheld", "unreadable"]
 
 
-def stored_validation(
+@dataclass(frozen=True)
+class PreparedValidation:
+    """A validation's records before redaction: the result as answered, its raw content,
+    its judgments' records, and what the redactor is to read (`to_redact`)."""
+
+    result: ValidationResult
+    raw: dict[str, Any]
+    judgments: list[JudgmentRecord]
+    to_redact: dict[str, Any]
+    request_sha256: str
+    key_id: str | None
+
+
+def prepare_validation(
     body: ValidationRequest,
     validation: Validation,
     *,
     request_sha256: str,
-    redactor: Redactor,
     key_id: str | None = None,
-    sealer: Sealer | None = None,
-) -> tuple[ValidationResult, ValidationRecord, list[JudgmentRecord]]:
+) -> PreparedValidation:
     """The result as answered (with `validation_id` and each layer's `judgment_id` in its
-    metadata) and the records that hold it: redacted, and with the raw content sealed in
-    when `sealer` is given. CPU-bound (the redactor): run it in a worker thread."""
+    metadata), and what of it the redactor reads before it is stored."""
     result = validation.result
     validation_id = new_id()
     layers = {
@@ -66,21 +77,30 @@ def stored_validation(
     ]
     # One pass of the redactor over everything: it costs about what one text does. Its
     # cost grows with the text analysed, so the service's own ids, which hold no personal
-    # data and are stamped back below, are left out of it.
-    redacted = redact_json(
-        {"validation": _without_ids(raw), "judgments": [_content(item) for item in judgments]},
-        redactor,
-    )
+    # data and are stamped back in `finish_validation`, are left out of it.
+    to_redact = {"validation": _without_ids(raw), "judgments": [_content(j) for j in judgments]}
+    return PreparedValidation(result, raw, judgments, to_redact, request_sha256, key_id)
+
+
+def finish_validation(
+    prepared: PreparedValidation, redacted: dict[str, Any], sealer: Sealer | None = None
+) -> tuple[ValidationResult, ValidationRecord, list[JudgmentRecord]]:
+    """The result as answered and the records that hold it, from what the redactor made of
+    `prepared.to_redact`; the raw content sealed in when `sealer` is given."""
+    result = prepared.result
+    metadata = result.metadata
+    validation_id = metadata.validation_id
+    assert validation_id is not None  # set by prepare_validation
     kept = redacted["validation"]
     # The ids are the service's own, and must still name the records after redaction.
     kept["result"]["metadata"]["validation_id"] = validation_id
     for name, summary in kept["result"]["metadata"]["layers"].items():
-        judgment_id = layers[ValidationType(name)].judgment_id
+        judgment_id = metadata.layers[ValidationType(name)].judgment_id
         if judgment_id is not None:
             summary["judgment_id"] = judgment_id
     record = ValidationRecord(
         id=validation_id,
-        request_sha256=request_sha256,
+        request_sha256=prepared.request_sha256,
         valid=result.valid,
         confidence=result.confidence,
         quality_score=result.quality_score,
@@ -89,14 +109,29 @@ def stored_validation(
         duration_ms=metadata.duration_ms,
         request=kept["request"],
         result=kept["result"],
-        key_id=key_id,
-        sealed=None if sealer is None else sealer.seal(validation_id, raw),
+        key_id=prepared.key_id,
+        sealed=None if sealer is None else sealer.seal(validation_id, prepared.raw),
     )
     kept_judgments = [
         _kept(item, content, sealer)
-        for item, content in zip(judgments, redacted["judgments"], strict=True)
+        for item, content in zip(prepared.judgments, redacted["judgments"], strict=True)
     ]
     return result, record, kept_judgments
+
+
+def stored_validation(
+    body: ValidationRequest,
+    validation: Validation,
+    *,
+    request_sha256: str,
+    redactor: Redactor,
+    key_id: str | None = None,
+    sealer: Sealer | None = None,
+) -> tuple[ValidationResult, ValidationRecord, list[JudgmentRecord]]:
+    """`prepare_validation`, the redactor, then `finish_validation`, in one call. CPU-bound
+    (the redactor): run it in a worker thread."""
+    prepared = prepare_validation(body, validation, request_sha256=request_sha256, key_id=key_id)
+    return finish_validation(prepared, redact_json(prepared.to_redact, redactor), sealer)
 
 
 def _without_ids(raw: dict[str, Any]) -> dict[str, Any]:

@@ -20,9 +20,10 @@ from jurist.server._errors import FieldError, ServiceError, error_responses, sum
 from jurist.server._records import (
     RawCopy,
     audit_detail,
+    finish_validation,
+    prepare_validation,
     shown_content,
     stored_judgment,
-    stored_validation,
 )
 from jurist.server._remote_sources import (
     SearchRequest,
@@ -158,16 +159,16 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     except ServiceError:
         service.metrics.validations.labels("timeout").inc()
         raise
-    # The redactor is CPU-bound: off the event loop. The answer is `result`, from memory.
-    result, record, judgments = await asyncio.to_thread(
-        stored_validation,
+    prepared = prepare_validation(
         body,
         validation,
         request_sha256=getattr(request.state, "request_sha256", None) or "-",
         key_id=key_id,
-        redactor=service.redactor,
-        sealer=_sealing(service),
     )
+    # The redactor is CPU-bound: off the event loop, with the other requests' records that
+    # wait for it. The answer is `result`, from memory.
+    redacted = await service.redactions.redact(prepared.to_redact)
+    result, record, judgments = finish_validation(prepared, redacted, _sealing(service))
     # The audit's detail comes from the request as stored, redacted already: the redactor's
     # analysis, the costliest step of a request, runs once per request, not twice.
     request.state.audit_detail = audit_detail(record.request)

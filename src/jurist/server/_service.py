@@ -18,6 +18,7 @@ from jurist.server._keys import KeyRing
 from jurist.server._metrics import Metrics
 from jurist.server._rate_leases import LeasedCounter, RateLeases
 from jurist.server._ratelimit import RateLimiter
+from jurist.server._redaction_batch import RedactionBatch
 from jurist.server._remote_sources import RemoteSources
 from jurist.server._sealing import Sealer, sealer_for
 from jurist.settings import Settings
@@ -71,6 +72,8 @@ class Service:
         self.last_purge: PurgeReport | None = None
         self.purged = asyncio.Event()  # set after each retention pass
         self._redactor = redactor
+        # Concurrent requests' records are redacted together, in one analysis.
+        self.redactions = RedactionBatch(lambda: self.redactor)
         self._given_store = store
         self._given_retriever = retriever
         self._model_choice = model
