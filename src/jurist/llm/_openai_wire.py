@@ -109,10 +109,10 @@ def _logprobs(raw: Mapping[str, Any] | None) -> tuple[TokenLogprob, ...] | None:
     if not raw or raw.get("content") is None:
         return None
     return tuple(
-        TokenLogprob(
+        TokenLogprob.read(
             item["token"],
-            float(item["logprob"]),
-            tuple(Top(t["token"], float(t["logprob"])) for t in item.get("top_logprobs") or ()),
+            item["logprob"],
+            tuple(Top.read(t["token"], t["logprob"]) for t in item.get("top_logprobs") or ()),
         )
         for item in raw["content"]
     )
