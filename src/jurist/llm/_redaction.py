@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jurist.llm._hooks import RequestHook
 from jurist.llm._ner_model import ner_model_path
+from jurist.llm._redaction_cache import RedactedCache
 from jurist.llm._spans import PEM_BLOCK, Span, resolve_overlaps, trimmed, windows
 from jurist.llm._types import Request
 
@@ -116,9 +117,18 @@ class PresidioRedactor:
 
     The analysis engine is built once per process, on first use (about two seconds), and
     shared by every instance; `load()` builds it early and checks `entities`.
+
+    `redact_json` keeps what it made of each short string it analysed (up to `cache_size`
+    strings, the least recently used dropped first; 0 for none) and reads it back when the
+    same string comes again, as a record's fixed strings do; see `_redaction_cache`.
     """
 
-    def __init__(self, entities: Sequence[str] | None = None, score_threshold: float = 0.5) -> None:
+    def __init__(
+        self,
+        entities: Sequence[str] | None = None,
+        score_threshold: float = 0.5,
+        cache_size: int = 4096,
+    ) -> None:
         self._default = entities is None
         chosen = DEFAULT_ENTITIES if entities is None else tuple(entities)
         if isinstance(entities, str) or not chosen:
@@ -132,6 +142,8 @@ class PresidioRedactor:
             )
         self.entities = chosen
         self.score_threshold = score_threshold
+        self._cache = RedactedCache(cache_size)
+        self.cache_size = cache_size
         self._checked = False
 
     def load(self) -> None:
@@ -179,6 +191,21 @@ class PresidioRedactor:
                 ]
         return resolve_overlaps(text, findings)
 
+    def redact_many(self, texts: Sequence[str]) -> list[str] | None:
+        """Each of `texts` redacted, those not seen before in one analysis (see
+        `redact_json`); None should a separator not survive it."""
+        texts = [valid_text(text) for text in texts]
+        done = {text: self._cache.get(text) for text in texts}
+        fresh = [text for text, redacted in done.items() if redacted is None]
+        if fresh:
+            redacted = self.redact(_SEPARATOR.join(fresh)).split(_SEPARATOR)
+            if len(redacted) != len(fresh):
+                return None
+            for text, result in zip(fresh, redacted, strict=True):
+                done[text] = result
+                self._cache.put(text, result)
+        return [str(done[text]) for text in texts]
+
     def __repr__(self) -> str:
         return (
             f"PresidioRedactor(entities={list(self.entities)!r}, "
@@ -208,7 +235,9 @@ def redact_json(value: Any, redactor: Redactor) -> Any:
     With Presidio, which only replaces the spans it finds, the strings are redacted together,
     in one text with a separator line between them: one analysis costs about what one
     string's does, and a record of many short strings (a request's field values) would
-    otherwise pay for each. Should a separator not survive, each string is redacted alone.
+    otherwise pay for each. A short string met before (see `PresidioRedactor`'s
+    `cache_size`) is not analysed again, and one that comes twice is analysed once. Should a
+    separator not survive, each string is redacted alone.
     Any other redactor sees each string alone, since it may rewrite a text as a whole.
     """
     texts: list[str] = []
@@ -217,7 +246,7 @@ def redact_json(value: Any, redactor: Redactor) -> Any:
         return value
     redacted: list[str] = []
     if isinstance(redactor, PresidioRedactor):
-        redacted = _redact(redactor, _SEPARATOR.join(texts)).split(_SEPARATOR)
+        redacted = redactor.redact_many(texts) or []
     if len(redacted) != len(texts):
         redacted = [_redact(redactor, text) for text in texts]
     return _rebuild(value, iter(redacted))
