@@ -11,6 +11,7 @@ record (schema-only)      `redact_json` of what the service redacts of one schem
 8 records in one call     the same records, eight per `redact_json` call, as the service's
                           redaction batch hands them under load; figures per record.
 short text                `PresidioRedactor.redact` of a sentence of about 45 characters.
+short prose, no digit     the same on a sentence without a digit (no phone number to parse).
 1 KB text                 `PresidioRedactor.redact` of a 1,024-character request with
                           personal data among ordinary prose.
 
@@ -133,6 +134,11 @@ async def records(count: int, start: int) -> list[dict[str, Any]]:
     return made
 
 
+def _letters(n: int) -> str:
+    """`n` written with letters (a made-up name), for texts that differ but hold no digit."""
+    return "".join(chr(ord("a") + int(digit)) for digit in str(n)).title()
+
+
 def strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -193,7 +199,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300, help="inputs per row (all different)")
     parser.add_argument("--warmup", type=int, default=30, help="inputs run before each row")
     parser.add_argument(
-        "--profile", choices=["record", "batch", "short", "1kb"], help="cProfile one row"
+        "--profile", choices=["record", "batch", "short", "prose", "1kb"], help="cProfile one row"
     )
     parser.add_argument(
         "--cache-size",
@@ -240,6 +246,13 @@ def main() -> None:
             "short text",
             redactor.redact,
             [f"Order {n} was late; call me on 030 {n:07d} tonight." for n in range(total)],
+            len,
+            1,
+        ),
+        "prose": (
+            "short prose, no digit",
+            redactor.redact,
+            [f"Please tell {_letters(n)} that the parcel is late again." for n in range(total)],
             len,
             1,
         ),

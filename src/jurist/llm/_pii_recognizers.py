@@ -162,6 +162,10 @@ _PHONE_CUE = re.compile(
 )
 _PHONE_CUE_REACH = 40
 _CUED_PHONE_SCORE = 0.75
+# phonenumbers' matcher finds a candidate only where its pattern, which needs a `\d`, matches
+# (vanity numbers such as 1-800-FLOWERS are not matched): a text without one, checked once
+# here, spares a matcher per region.
+_ANY_DIGIT = re.compile(r"\d")
 
 
 def phone_recognizer(context: Sequence[str]) -> PhoneRecognizer:
@@ -173,6 +177,8 @@ def phone_recognizer(context: Sequence[str]) -> PhoneRecognizer:
         def analyze(
             self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
         ) -> list[RecognizerResult]:
+            if not _ANY_DIGIT.search(text):
+                return []
             # Presidio passes None when there is no NLP engine, despite its annotation.
             results: list[RecognizerResult] = super().analyze(
                 text,
