@@ -8,6 +8,7 @@ full, hashed, and handed to the route as it came.
 """
 
 import email.message
+import functools
 import hashlib
 import json
 import logging
@@ -273,7 +274,10 @@ async def _read_strictly(request: Request) -> Request:
 _NOT_JSON = "not valid JSON: "
 
 
+@functools.lru_cache(maxsize=64)
 def _is_json(content_type: str | None) -> bool:
+    # Cached: clients send the same few headers, and parsing one costs more than the rest of
+    # the body's checks.
     if not content_type:
         return False
     message = email.message.Message()

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from jurist import __version__
@@ -136,7 +137,7 @@ async def _within_deadline(service: Service, work: Any) -> Any:
     responses=error_responses(401, 413, 422, 429, 503, 504),
     summary="Validate an output through the requested layers",
 )
-async def validate(body: ValidationRequest, request: Request, key_id: Caller) -> ValidationResult:
+async def validate(body: ValidationRequest, request: Request, key_id: Caller) -> Response:
     service = service_of(request)
     # Made only if the request ends before it is stored (the stored request replaces it).
     request.state.audit_detail = functools.partial(_request_detail, body)
@@ -165,6 +166,9 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
         request_sha256=getattr(request.state, "request_sha256", None) or "-",
         key_id=key_id,
     )
+    # The answer is the result as dumped for the store's raw copy, encoded now: FastAPI
+    # would validate the returned model against `response_model` and dump it again.
+    answer = JSONResponse(prepared.raw["result"])
     # The redactor is CPU-bound: off the event loop, with the other requests' records that
     # wait for it. The answer is `result`, from memory.
     redacted = await service.redactions.redact(prepared.to_redact)
@@ -180,7 +184,7 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
         raise _unavailable("the validation", exc) from None
     _observe(service, validation, result)
     request.state.verdict = "valid" if result.valid else "invalid"
-    return result
+    return answer
 
 
 def _request_detail(body: ValidationRequest) -> dict[str, Any]:

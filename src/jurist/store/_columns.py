@@ -1,6 +1,7 @@
 """The checks a record's fields pass before they reach a column, so a bad value is refused
 where it is made rather than by the database, and the UTC times the store reads back."""
 
+import functools
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -18,7 +19,9 @@ def utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+@functools.cache
 def column_length(table: sa.Table, name: str) -> int | None:
+    # Cached: every record checks its columns, and the tables (so their lengths) are fixed.
     kind = table.c[name].type
     return kind.length if isinstance(kind, sa.String) else None
 

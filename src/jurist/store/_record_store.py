@@ -232,31 +232,36 @@ class RecordStore(Transactional):
 
 
 # The kinds of write the group commit batches (see `GroupCommit`): each takes the rows of
-# many callers at once, one statement for each table.
+# many callers at once, one statement for each table. The statements are made once: each
+# execution then finds its compiled form by the statement's memoized cache key, instead of
+# building the statement and its key again for every batch.
+
+_INSERT_VALIDATIONS = sa.insert(validations)
+_INSERT_JUDGMENTS = sa.insert(judgments_table)
+_INSERT_AUDIT = sa.insert(audit_log).returning(audit_log.c.id, sort_by_parameter_order=True)
 
 
 async def _insert_validations(
     connection: AsyncConnection, saved: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]]
 ) -> list[None]:
-    await connection.execute(sa.insert(validations), [validation for validation, _ in saved])
+    await connection.execute(_INSERT_VALIDATIONS, [validation for validation, _ in saved])
     rows = [row for _, judgments in saved for row in judgments]
     if rows:
-        await connection.execute(sa.insert(judgments_table), rows)
+        await connection.execute(_INSERT_JUDGMENTS, rows)
     return [None] * len(saved)
 
 
 async def _insert_judgments(
     connection: AsyncConnection, saved: Sequence[list[dict[str, Any]]]
 ) -> list[None]:
-    await connection.execute(sa.insert(judgments_table), [row for rows in saved for row in rows])
+    await connection.execute(_INSERT_JUDGMENTS, [row for rows in saved for row in rows])
     return [None] * len(saved)
 
 
 async def _insert_audit(
     connection: AsyncConnection, entries: Sequence[dict[str, Any]]
 ) -> list[int]:
-    statement = sa.insert(audit_log).returning(audit_log.c.id, sort_by_parameter_order=True)
-    keys = list((await connection.execute(statement, list(entries))).scalars())
+    keys = list((await connection.execute(_INSERT_AUDIT, list(entries))).scalars())
     if len(keys) != len(entries):
         raise StoreError(f"the audit log returned {len(keys)} ids for {len(entries)} new entries")
     return [int(key) for key in keys]
