@@ -7,16 +7,17 @@ import asyncio
 
 import pytest
 
-from jurist.server._rate_leases import MAX_LEASE, LeasedCounter, RateLeases
+from jurist.server._rate_leases import MAX_LEASE, LeasedCounter
 from jurist.server._ratelimit import RateLimiter, parse_rate
+from jurist.store import RateCounts
 
 NOW = 1_800_000_000.0  # the start of an hour's window
 
 pytestmark = pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
 
 
-class CountedTakes(RateLeases):
-    """RateLeases counting its database writes."""
+class CountedTakes(RateCounts):
+    """RateCounts counting its database writes."""
 
     takes = 0
 
@@ -25,7 +26,7 @@ class CountedTakes(RateLeases):
         return await super().take(bucket, **kwargs)
 
 
-def limiter(engine_owner: RateLeases, rate: str) -> RateLimiter:
+def limiter(engine_owner: RateCounts, rate: str) -> RateLimiter:
     parsed = parse_rate(rate)
     assert parsed is not None
     return RateLimiter(parsed, LeasedCounter(engine_owner), clock=lambda: NOW)
@@ -52,8 +53,8 @@ async def test_two_processes_together_never_pass_the_limit(database):
 
 async def test_concurrent_requests_of_two_processes_never_pass_a_small_limit(database):
     async with (
-        await RateLeases.open(database) as first,
-        await RateLeases.open(database) as second,
+        await RateCounts.open(database) as first,
+        await RateCounts.open(database) as second,
     ):
         here, there = limiter(first, "5/hour"), limiter(second, "5/hour")
         decided = await asyncio.gather(
@@ -73,7 +74,7 @@ async def test_a_large_limit_costs_a_write_per_block_of_requests(database):
 
 
 async def test_keys_lease_apart(database):
-    async with await RateLeases.open(database) as leases:
+    async with await RateCounts.open(database) as leases:
         limited = limiter(leases, "2/hour")
         assert [(await limited.hit("a")).allowed for _ in range(3)] == [True, True, False]
         assert (await limited.hit("b")).allowed

@@ -21,8 +21,7 @@ from typing import Protocol
 
 from limits import RateLimitItem, parse_many
 
-from jurist.server._rate_leases import retry_after
-from jurist.store import Counted
+from jurist.store import Counted, retry_after
 
 VARIABLE = "JURIST_RATE_LIMIT"
 EXAMPLE = '"120/minute" (or "10 per second", "1000/hour"; "none" turns limiting off)'

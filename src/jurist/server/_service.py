@@ -16,7 +16,7 @@ from jurist.server._auth import Authenticator
 from jurist.server._config import ServiceSettings
 from jurist.server._keys import KeyRing
 from jurist.server._metrics import Metrics
-from jurist.server._rate_leases import LeasedCounter, RateLeases
+from jurist.server._rate_leases import LeasedCounter
 from jurist.server._ratelimit import RateLimiter
 from jurist.server._redaction_batch import RedactionBatch
 from jurist.server._remote_sources import RemoteSources
@@ -26,6 +26,7 @@ from jurist.store import (
     AuditSpool,
     KeyStore,
     PurgeReport,
+    RateCounts,
     RecordStore,
     StoreError,
     database_url,
@@ -118,7 +119,7 @@ class Service:
         self.auth.keys = KeyStore(self.store.engine)
         await self.auth.required()  # what the OpenAPI schema says of authentication
         if self.limiter is not None and self.config.rate_limit_storage == "database":
-            self.limiter.counter = LeasedCounter(RateLeases(self.store.engine))
+            self.limiter.counter = LeasedCounter(RateCounts(self.store.engine))
         if self._given_retriever is None:
             self.validator.retriever = await self._retriever()
         self.model_state.task = asyncio.create_task(self._warm_model())

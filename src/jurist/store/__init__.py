@@ -19,7 +19,7 @@ from jurist.store._group_commit import GroupCommit
 from jurist.store._handle import EngineHandle, Transactional, migrated_engine
 from jurist.store._keys import KeyStore, StoredKey, check_key_id, check_role
 from jurist.store._migrate import alembic_config, head_revision, migrate, schema_revision
-from jurist.store._rate_counts import Counted, RateCounts
+from jurist.store._rate_counts import Counted, RateCounts, retry_after
 from jurist.store._record_store import RecordStore
 from jurist.store._records import AuditRecord, JudgmentRecord, ValidationRecord, new_id
 from jurist.store._retention import PurgeReport, keep_for, purge_records
@@ -87,6 +87,7 @@ __all__ = [
     "rate_limit_counts",
     "reputation_events",
     "reputations",
+    "retry_after",
     "runs",
     "schema_revision",
     "writer",

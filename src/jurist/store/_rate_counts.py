@@ -32,14 +32,25 @@ class RateCounts(Transactional):
     async def hit(self, bucket: str, *, limit: int, window_s: int, now: float) -> Counted:
         """Count one request for `bucket` if the sliding window of `window_s` seconds ending
         at `now` (seconds since the epoch) has fewer than `limit`; a refused request is not
-        counted. Concurrent hits on one bucket serialise on its row, so no two processes
-        can both take the last place."""
-        if limit < 1 or window_s < 1:
-            raise ValueError(f"limit and window_s must be at least 1, got {limit}, {window_s}")
+        counted."""
+        return (await self.take(bucket, want=1, limit=limit, window_s=window_s, now=now))[1]
+
+    async def take(
+        self, bucket: str, *, want: int, limit: int, window_s: int, now: float
+    ) -> tuple[int, Counted]:
+        """How many of `want` places fit under `limit` in the sliding window of `window_s`
+        seconds ending at `now`, reserved at once (none when the window is full), and what
+        the count then is. A service spending places from memory takes them in blocks, one
+        write per block; `hit` takes one. Concurrent takes of one bucket serialise on its
+        row, so no two processes can both take the last place."""
+        if limit < 1 or window_s < 1 or want < 1:
+            raise ValueError(
+                f"limit, window_s and want must be at least 1, got {limit}, {window_s}, {want}"
+            )
         start = int(now // window_s) * window_s
         covered = 1.0 - (now - start) / window_s  # of the previous window, still in view
-        async with self._writing("count a request for the rate limit") as connection:
-            current = await _increment(connection, bucket, start, 1)
+        async with self._writing("count requests for the rate limit") as connection:
+            current = await _increment(connection, bucket, start, want)
             previous = await connection.scalar(
                 sa.select(rate_limit_counts.c.hits).where(
                     rate_limit_counts.c.bucket == bucket,
@@ -47,22 +58,21 @@ class RateCounts(Transactional):
                 )
             )
             estimate = current + (previous or 0) * covered
-            if estimate <= limit:
-                return Counted(True, estimate, 0)
-            await _increment(connection, bucket, start, -1)
-        # The weighted part decays linearly: the wait until one place is free again, or the
-        # next window when the current one alone is full.
-        over = estimate - limit
-        counted = current - 1  # this window's count without the refused hit
-        if previous and counted < limit:
-            wait = over / previous * window_s
-        else:
-            # Into the next window, until this window's weight leaves room for one more.
-            wait = start + window_s - now + window_s * max(0.0, 1 - (limit - 1) / counted)
-        # A moving window frees a place within one window; the estimate may ask a little
-        # longer, and a caller told to wait no longer than the window asks again then.
-        wait = min(wait, window_s)
-        return Counted(False, estimate - 1, max(1, math.ceil(wait)))
+            granted = max(0, want - max(0, math.ceil(estimate - limit - 1e-9)))
+            if granted < want:
+                await _increment(connection, bucket, start, granted - want)
+        if granted:
+            return granted, Counted(True, estimate - (want - granted), 0)
+        wait = retry_after(
+            estimate - want + 1,
+            limit,
+            counted=current - want,  # this window's count without the refused hits
+            previous=previous or 0,
+            start=start,
+            window_s=window_s,
+            now=now,
+        )
+        return 0, Counted(False, estimate - want, wait)
 
     async def forget_before(self, cutoff: float) -> int:
         """Delete the counts of windows that started before `cutoff`; how many rows."""
@@ -85,3 +95,27 @@ async def _increment(connection: AsyncConnection, bucket: str, start: int, by: i
         set_={"hits": rate_limit_counts.c.hits + by},
     ).returning(rate_limit_counts.c.hits)
     return int((await connection.execute(statement)).scalar_one())
+
+
+def retry_after(
+    estimate: float,
+    limit: int,
+    *,
+    counted: int,
+    previous: int,
+    start: int,
+    window_s: int,
+    now: float,
+) -> int:
+    """Seconds until a refused request may find a place: `estimate` is the window's count
+    with the request, `counted` the current window's without it, `previous` the last
+    window's."""
+    if previous and counted < limit:
+        # The weighted part decays linearly.
+        wait = (estimate - limit) / previous * window_s
+    else:
+        # Into the next window, until this window's weight leaves room for one more.
+        wait = start + window_s - now + window_s * max(0.0, 1 - (limit - 1) / max(counted, 1))
+    # A moving window frees a place within one window; the estimate may ask a little
+    # longer, and a caller told to wait no longer than the window asks again then.
+    return max(1, math.ceil(min(wait, window_s)))
