@@ -9,7 +9,12 @@ for two judges:
 The model is `get_model("openai-compatible:gpt-4.1-mini@<sim>/v1", cache=False)`: the whole
 middleware stack a user gets, the response cache off. It talks to bench/simulated_model.py,
 which runs in a process of its own and answers after `--latency-ms`, so its CPU is not
-counted. What is measured is this process's CPU time (`time.process_time`: every thread,
+counted. By default it answers as a hosted provider does when log-probabilities are asked
+(the judges ask for them): one log-probability entry per token of the answer (a sentence of
+reasoning, then the score or label), each with the 10 alternatives the judges ask for, so
+the client reads ~25 tokens x 11 log-probabilities per rubric call. `--few-tokens` has it
+answer in a handful of long tokens instead (what this bench measured first: far less to
+read per call). What is measured is this process's CPU time (`time.process_time`: every thread,
 the SQLite driver's included) over the `evaluate` call alone (imports, the store's opening
 and migration, and a warm-up batch are outside it), divided by the model calls the simulated
 server answered during it (checked against the calls the judgments report).
@@ -23,6 +28,7 @@ Printed: a markdown table with the machine and the command; `--json FILE` append
 one JSON line. `--profile DIR` writes a cProfile of each measured configuration there.
 
 Run: .venv/bin/python bench/client_cpu.py [--n 500] [--latency-ms 20] [--concurrency 64]
+[--few-tokens]
 """
 
 import argparse
@@ -189,6 +195,11 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds; the least CPU of each is shown"
     )
+    parser.add_argument(
+        "--few-tokens",
+        action="store_true",
+        help="the simulated model answers in a few long tokens, not one entry per token",
+    )
     parser.add_argument("--json", type=Path, help="append the rows as one JSON line here")
     parser.add_argument("--profile", type=Path, help="write a cProfile per configuration here")
     args = parser.parse_args()
@@ -209,7 +220,7 @@ def main() -> None:
         from jurist.llm import get_model
 
         runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        with SimulatedModel(args.latency_ms, claims=(CLAIM,)) as sim:
+        with SimulatedModel(args.latency_ms, claims=(CLAIM,), few_tokens=args.few_tokens) as sim:
             model = get_model(f"openai-compatible:{MODEL}@{sim.url}", cache=False)
             # Rounds interleave the configurations, so that a busy spell of the machine
             # does not fall on one configuration only.
@@ -228,10 +239,13 @@ def main() -> None:
 
     command = "python bench/client_cpu.py " + " ".join(sys.argv[1:])
 
+    answers = "a few long tokens" if args.few_tokens else "a logprob entry per token"
+
     def describe() -> str:
         return (
             f"Client CPU per model call: {args.n} items, simulated model at "
-            f"{args.latency_ms:g} ms, concurrency {args.concurrency}, cache off; the least CPU "
+            f"{args.latency_ms:g} ms ({answers}), concurrency {args.concurrency}, cache off; "
+            "the least CPU "
             f"of {args.repeat} rounds (median beside it)\n"
             f"machine: {machine()}\ncommand: {command.strip()}"
         )

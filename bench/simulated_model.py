@@ -9,7 +9,15 @@ What each layer asks, told apart by the properties of the JSON schema it sends:
     claims   hallucination, extraction: the claims it was started with
     verdict  hallucination, verification: "supported", P(supported) = 0.9, and as the quote
              the sentence of the prompt's source material sharing most words with the claim
-    score    quality: 5, with a 1-5 distribution at the score token
+    score    quality: a sentence of reasoning, then 5, P(5) = 0.9 and the rest spread over
+             the neighbouring values (4, 6, 3, 7) at the score token
+
+Asked for log-probabilities, it answers as a hosted provider does: one entry per token of
+the content, split roughly the way OpenAI's tokenisers split text (a word with its leading
+space, runs of up to three digits, runs of punctuation, runs of spaces), each with as many
+`top_logprobs` alternatives as were asked (the decision token's spread first, then unlikely
+filler tokens). With `few_tokens=True` (`--few-tokens`) it answers in a handful of long
+pieces instead: what its client reads per call is then much smaller.
 
 It runs in a process of its own, so its CPU is not the measured client's:
 
@@ -24,8 +32,8 @@ K in flight is answered 429 at once, with `Retry-After` (whole seconds) and `ret
 (`retry_after_ms`); `sim.stats()` counts what it accepted and refused.
 
 Standalone: .venv/bin/python bench/simulated_model.py [--latency-ms 200] [--port 0]
-[--max-in-flight K] [--retry-after-ms MS] (prints the port it listens on, then serves until
-interrupted).
+[--max-in-flight K] [--retry-after-ms MS] [--few-tokens] (prints the port it listens on,
+then serves until interrupted).
 """
 
 import argparse
@@ -54,6 +62,17 @@ P_SUPPORTED = 0.9
 SCORE = 5
 STARTUP_S = 30.0
 
+REASONING = "The answer states the facts of the source material and adds nothing it lacks."
+# Unlikely alternatives after a token's own: real tokens, none of them (nor a prefix of
+# them) a label a judge reads, at log-probabilities far below the chosen token's.
+FILLERS = (
+    " the", ",", " and", ".", " of", " to", " in", " is", " that", " it",
+    " for", " on", " with", " as", " was", " be", " by", " this", " are", " from",
+)  # fmt: skip
+# Pieces as OpenAI's tokenisers roughly cut text: a word with one leading space or quote,
+# digits in runs of at most three, punctuation runs (with a leading space), space runs.
+_PIECE = re.compile(r"[ \"]?[A-Za-z_]+|\d{1,3}| ?[^\sA-Za-z\d_]+|\s+")
+
 Token = tuple[str, Mapping[str, float]]  # the token and its top alternatives' probabilities
 
 
@@ -73,6 +92,19 @@ class Answer:
 
 def _plain(text: str) -> Token:
     return text, {text: 1.0}
+
+
+def spelled(text: str) -> tuple[Token, ...]:
+    """`text` cut into token-sized pieces, each certain."""
+    pieces = _PIECE.findall(text)
+    assert "".join(pieces) == text, f"the tokenisation lost text of {text!r}"
+    return tuple(_plain(piece) for piece in pieces)
+
+
+def score_spread(score: int) -> dict[str, float]:
+    """P at the score token: most on `score`, the rest on its neighbours."""
+    spread = {score: 0.9, score - 1: 0.06, score + 1: 0.025, score - 2: 0.01, score + 2: 0.005}
+    return {str(value): p for value, p in spread.items() if value >= 0}
 
 
 def _schema_properties(body: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -104,8 +136,20 @@ def best_quote(prompt: str, claim: str) -> str:
     return max(sentences, key=lambda s: len(wanted & set(_WORD.findall(s.lower()))), default="")
 
 
-def answer(body: Mapping[str, Any], claims: Sequence[str]) -> Answer:
-    """The answer to one chat-completions request, by what its schema asks for."""
+def answer(body: Mapping[str, Any], claims: Sequence[str], *, few_tokens: bool = False) -> Answer:
+    """The answer to one chat-completions request, by what its schema asks for: token-sized
+    pieces, or with `few_tokens` a handful of long ones."""
+    found = _answer(body, claims)
+    if few_tokens:
+        return found
+    tokens: list[Token] = []
+    for token, top in found.tokens:
+        # Long certain pieces are cut up; a decision token (its spread) stays one token.
+        tokens.extend(spelled(token) if len(top) == 1 else ((token, top),))
+    return Answer(found.layer, found.step, tuple(tokens))
+
+
+def _answer(body: Mapping[str, Any], claims: Sequence[str]) -> Answer:
     properties = _schema_properties(body)
     prompt = _prompt(body)
     if "claims" in properties:
@@ -129,22 +173,25 @@ def answer(body: Mapping[str, Any], claims: Sequence[str]) -> Answer:
         return Answer("hallucination", "verify", (_plain('{"verdict": "'), verdict, _plain(tail)))
     if "answer" in properties:
         said = ("yes", {"yes": P_YES, "no": 1.0 - P_YES})
-        tokens = (_plain('{"answer": "'), said, _plain('", "reason": "simulated"}'))
+        reason = f'", "reason": {json.dumps(REASONING)}}}'
+        tokens = (_plain('{"answer": "'), said, _plain(reason))
         return Answer("criteria", "criterion", tokens)
     if "score" in properties:
-        distribution = {str(s): (0.9 if s == SCORE else 0.025) for s in range(1, 6)}
         tail = ', "confidence": 0.9}' if "confidence" in properties else "}"
         tokens = (
-            _plain('{"reasoning": "simulated", "score": '),
-            (str(SCORE), distribution),
+            _plain(f'{{"reasoning": {json.dumps(REASONING)}, "score": '),
+            (str(SCORE), score_spread(SCORE)),
             _plain(tail),
         )
         return Answer("quality", "criterion", tokens)
     raise ValueError(f"no simulated answer for a schema with properties {sorted(properties)}")
 
 
-def completion(body: Mapping[str, Any], found: Answer) -> dict[str, Any]:
-    """`found` as a chat completion, with log-probabilities when the request asked."""
+def completion(
+    body: Mapping[str, Any], found: Answer, *, few_tokens: bool = False
+) -> dict[str, Any]:
+    """`found` as a chat completion, with log-probabilities when the request asked (with
+    `few_tokens`, each token's alternatives are its spread alone, however many were asked)."""
     choice: dict[str, Any] = {
         "index": 0,
         "message": {"role": "assistant", "content": found.text, "refusal": None},
@@ -152,19 +199,18 @@ def completion(body: Mapping[str, Any], found: Answer) -> dict[str, Any]:
         "logprobs": None,
     }
     if body.get("logprobs"):
+        asked = int(body.get("top_logprobs") or 0)
         choice["logprobs"] = {
             "content": [
                 {
                     "token": token,
                     "logprob": math.log(top.get(token, 1e-9)),
                     "bytes": list(token.encode()),
-                    "top_logprobs": [
-                        {"token": t, "logprob": math.log(p), "bytes": list(t.encode())}
-                        for t, p in top.items()
-                    ],
+                    "top_logprobs": alternatives(top, None if few_tokens else asked),
                 }
                 for token, top in found.tokens
-            ]
+            ],
+            "refusal": None,
         }
     return {
         "id": "chatcmpl-simulated",
@@ -180,6 +226,18 @@ def completion(body: Mapping[str, Any], found: Answer) -> dict[str, Any]:
     }
 
 
+def alternatives(top: Mapping[str, float], asked: int | None) -> list[dict[str, Any]]:
+    """`asked` alternatives at one token, most likely first: its spread, then fillers (None:
+    its spread alone, in the order it was written)."""
+    if asked is None:
+        chosen = list(top.items())
+    else:
+        ranked = sorted(top.items(), key=lambda item: -item[1])
+        fillers = [(f, math.exp(-16.0 - i)) for i, f in enumerate(FILLERS) if f not in top]
+        chosen = (ranked + fillers)[:asked]
+    return [{"token": t, "logprob": math.log(p), "bytes": list(t.encode())} for t, p in chosen]
+
+
 # -- the server (its own process) ----------------------------------------------------------
 
 
@@ -189,6 +247,8 @@ async def _serve(
     claims: Sequence[str],
     max_in_flight: int = 0,
     retry_after_ms: float = 1000.0,
+    *,
+    few_tokens: bool = False,
 ) -> None:
     from aiohttp import web
 
@@ -224,12 +284,12 @@ async def _serve(
         arrived = time.monotonic()
         body = await request.json()
         try:
-            found = answer(body, claims)
+            found = answer(body, claims, few_tokens=few_tokens)
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             error = {"message": f"simulated model: {exc}", "type": "invalid_request_error"}
             return web.json_response({"error": error}, status=400)
         await asyncio.sleep(latency_s)
-        payload = completion(body, found)
+        payload = completion(body, found, few_tokens=few_tokens)
         answered.append(
             {
                 "layer": found.layer,
@@ -325,8 +385,10 @@ class SimulatedModel:
         *,
         max_in_flight: int = 0,
         retry_after_ms: float = 1000.0,
+        few_tokens: bool = False,
     ) -> None:
         self.latency_ms = latency_ms
+        self.few_tokens = few_tokens
         self.claims = tuple(claims)
         self.max_in_flight = max_in_flight
         self.retry_after_ms = retry_after_ms
@@ -354,6 +416,7 @@ class SimulatedModel:
             str(self.max_in_flight),
             "--retry-after-ms",
             str(self.retry_after_ms),
+            *(["--few-tokens"] if self.few_tokens else []),
         ]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None
@@ -407,13 +470,23 @@ def main() -> None:
     parser.add_argument(
         "--retry-after-ms", type=float, default=1000.0, help="the wait a 429 asks for"
     )
+    parser.add_argument(
+        "--few-tokens",
+        action="store_true",
+        help="answer in a handful of long tokens rather than token-sized pieces",
+    )
     args = parser.parse_args()
     claims = json.loads(args.claims)
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
         parser.error(f"--claims: expected a JSON list of strings, got {args.claims!r}")
     with contextlib.suppress(KeyboardInterrupt):
         serving = _serve(
-            args.latency_ms / 1000, args.port, claims, args.max_in_flight, args.retry_after_ms
+            args.latency_ms / 1000,
+            args.port,
+            claims,
+            args.max_in_flight,
+            args.retry_after_ms,
+            few_tokens=args.few_tokens,
         )
         asyncio.run(serving)
 
