@@ -1,13 +1,24 @@
 """Token log-probabilities read from a chat completion: built without pydantic's validation
 (an answer carries hundreds), yet the same records validation builds, and a malformed one is
-still an unreadable completion."""
+still an unreadable completion. Their alternatives are built when first read, and a token
+whose alternatives were never read is the same value as one built with them."""
 
+import copy
+import dataclasses
 import pickle
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
-from jurist.llm import ErrorKind, ModelError, TokenLogprob, TopLogprob
+from jurist.llm import (
+    ErrorKind,
+    ModelError,
+    TokenLogprob,
+    TopLogprob,
+    field_probabilities,
+    label_probabilities,
+)
 from jurist.llm._openai_wire import parse_completion
 
 
@@ -67,3 +78,96 @@ def test_a_malformed_token_is_an_unparseable_completion(bad: dict[str, Any]) -> 
         parsed([bad])
 
     assert caught.value.kind is ErrorKind.UNPARSEABLE
+
+
+# -- alternatives built when read ---------------------------------------------------------
+
+REASONING = 'The answer gives 3 facts, all "in the source"; none is 4 or 2.'
+
+
+def real_shaped(score: str = "4") -> list[dict[str, Any]]:
+    """A hosted provider's answer to a rubric: one entry per token (a reasoning sentence with
+    digits and quotes in it, then the score), 10 alternatives each, the score's spread over
+    its neighbours."""
+    pieces = ['{"', "reasoning", '":', ' "', *REASONING.replace('"', '\\"').split(" "), '",']
+    pieces += [' "', "score", '":', " ", score, "}"]
+    fillers = [" the", ",", " and", ".", " of", " to", " in", " is", " that", " it"]
+    content = []
+    for piece in pieces:
+        if piece == score:
+            spread = {score: -0.2, "5": -2.0, "3": -2.5, "2": -5.0, "1": -7.0}
+            top = [{"token": t, "logprob": p, "bytes": list(t.encode())} for t, p in spread.items()]
+        else:
+            top = [{"token": piece, "logprob": -0.001, "bytes": list(piece.encode())}]
+        top += [{"token": f, "logprob": -16.0 - i} for i, f in enumerate(fillers)][: 10 - len(top)]
+        content.append({"token": piece, "logprob": top[0]["logprob"], "top_logprobs": top})
+    return content
+
+
+def eager(content: list[dict[str, Any]]) -> tuple[TokenLogprob, ...]:
+    return tuple(
+        TokenLogprob(
+            item["token"],
+            item["logprob"],
+            tuple(TopLogprob(t["token"], t["logprob"]) for t in item["top_logprobs"]),
+        )
+        for item in content
+    )
+
+
+def test_readers_find_the_same_probabilities_on_lazily_read_tokens() -> None:
+    content = real_shaped("4")
+    labels = ["1", "2", "3", "4", "5"]
+
+    lazy = field_probabilities(parsed(content), "score", labels)
+    validated = field_probabilities(eager(content), "score", labels)
+
+    assert lazy == validated
+    assert lazy[0] is not None
+    assert max(lazy[0], key=lazy[0].__getitem__) == "4"
+    yes_no = [
+        token("yes", -0.1, [{"token": "yes", "logprob": -0.1}, {"token": "no", "logprob": -2.4}])
+    ]
+    assert label_probabilities(parsed(yes_no), ["yes", "no"]) == label_probabilities(
+        eager(yes_no), ["yes", "no"]
+    )
+
+
+def test_unread_alternatives_copy_compare_and_serialise_as_built_ones() -> None:
+    content = real_shaped("5")
+    validated = eager(content)
+    adapter = TypeAdapter(tuple[TokenLogprob, ...])
+
+    # Each starts from tokens whose alternatives no one has read yet.
+    assert parsed(content) == validated
+    assert hash(parsed(content)) == hash(validated)
+    assert repr(parsed(content)) == repr(validated)
+    assert pickle.loads(pickle.dumps(parsed(content))) == validated
+    assert copy.deepcopy(parsed(content)) == validated
+    assert adapter.dump_json(parsed(content)) == adapter.dump_json(validated)
+    assert adapter.validate_json(adapter.dump_json(parsed(content))) == validated
+    first = parsed(content)[0]
+    assert dataclasses.replace(first, logprob=-1.0).top == validated[0].top
+    assert all(isinstance(t, TopLogprob) for t in parsed(content)[-2].top)
+    assert TokenLogprob("a", -1.0).top == ()
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        ['{"score":', "4", "}"],
+        ['{"', "score", '"', " :", "\n  ", "4", "}"],
+        ['{"score": "', " ", '"4', '"}'],
+        ['{"score"\u00a0:\u2003', "4", "}"],
+        ['{"reasoning": "a score: 2", "', "score", '":', "4", "}"],
+        ['{"scores": 2, "score": ', "4", "}"],
+    ],
+)
+def test_the_field_is_found_however_its_key_is_spaced_and_cut(spelled: list[str]) -> None:
+    top = [{"token": "4", "logprob": -0.3}, {"token": "2", "logprob": -1.5}]
+    content = [token(piece, -0.01, top if piece.strip('"') == "4" else []) for piece in spelled]
+
+    (found,) = field_probabilities(parsed(content), "score", ["2", "4"])
+
+    assert found is not None
+    assert found["4"] > found["2"] > 0.0

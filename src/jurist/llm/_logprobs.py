@@ -103,8 +103,16 @@ def field_probabilities(
             found.append(_mass_at(token, labels))
             awaiting = False
         text += token.token
-        if not awaiting and key.search(text):
+        # The key can only end here when the text, less trailing spaces and a quote, ends
+        # in a colon: checked first, so the pattern is not searched through a long reasoning
+        # text after each of its tokens.
+        if not awaiting and _ends_in_colon(text) and key.search(text):
             awaiting = True
             # A key match is consumed: what follows belongs to the next occurrence.
             text = ""
     return found
+
+
+def _ends_in_colon(text: str) -> bool:
+    # `\s` of a str pattern is what str.isspace() calls space, which rstrip() strips.
+    return text.rstrip().rstrip('"').rstrip().endswith(":")

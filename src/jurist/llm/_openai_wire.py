@@ -6,8 +6,15 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from jurist.core import Usage
-from jurist.llm._types import Choice, ErrorKind, ModelError, Request, Response, TokenLogprob
-from jurist.llm._types import TopLogprob as Top
+from jurist.llm._types import (
+    Choice,
+    ErrorKind,
+    ModelError,
+    Request,
+    Response,
+    TokenLogprob,
+    read_alternatives,
+)
 
 SchemaMode = Literal["json_schema", "json_object", "none"]
 
@@ -108,11 +115,14 @@ def _choice(raw: Mapping[str, Any], want_json: bool, model_name: str) -> Choice:
 def _logprobs(raw: Mapping[str, Any] | None) -> tuple[TokenLogprob, ...] | None:
     if not raw or raw.get("content") is None:
         return None
+    # A hosted answer carries an entry per token, each with up to 20 alternatives: hundreds
+    # of objects a call that a reader never looks at but one token's of (and that the
+    # garbage collector walks while the judgment waits for its store). Their pairs are
+    # checked now and kept; `top` is built when read.
+    read = TokenLogprob.read_lazily
     return tuple(
-        TokenLogprob.read(
-            item["token"],
-            item["logprob"],
-            tuple(Top.read(t["token"], t["logprob"]) for t in item.get("top_logprobs") or ()),
-        )
-        for item in raw["content"]
+        [
+            read(item["token"], item["logprob"], read_alternatives(item.get("top_logprobs")))
+            for item in raw["content"]
+        ]
     )

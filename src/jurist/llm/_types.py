@@ -60,7 +60,11 @@ class TopLogprob:
     @classmethod
     def read(cls, token: Any, logprob: Any) -> "TopLogprob":
         """One alternative as an answer's JSON gives it (see `_read`)."""
-        return _read(cls, token=_token(token), logprob=float(logprob))
+        # The hottest constructor of a call's path (every token's alternatives): `_read`
+        # inlined, the instance's fields set as its __dict__ in one step.
+        instance = _new(cls)
+        _set(instance, "__dict__", {"token": _token(token), "logprob": float(logprob)})
+        return instance
 
 
 @record
@@ -75,11 +79,50 @@ class TokenLogprob:
     def read(cls, token: Any, logprob: Any, top: tuple[TopLogprob, ...]) -> "TokenLogprob":
         """One generated token as an answer's JSON gives it (see `_read`); `top` holds
         alternatives made by `TopLogprob.read` or validated."""
-        return _read(cls, token=_token(token), logprob=float(logprob), top=tuple(top))
+        instance = _new(cls)
+        fields = {"token": _token(token), "logprob": float(logprob), "top": tuple(top)}
+        _set(instance, "__dict__", fields)
+        return instance
+
+    @classmethod
+    def read_lazily(
+        cls, token: Any, logprob: Any, alternatives: list[tuple[str, float]]
+    ) -> "TokenLogprob":
+        """Like `read`, with the alternatives given as checked (token, logprob) pairs: `top`
+        is built from them on first use. A reader looks at the alternatives of one or two
+        tokens of an answer; the objects of the others would only be built and collected."""
+        instance = _new(cls)
+        fields = {"token": _token(token), "logprob": float(logprob), "_pairs": alternatives}
+        _set(instance, "__dict__", fields)
+        return instance
 
     @property
     def probability(self) -> float:
         return math.exp(self.logprob)
+
+
+class _Alternatives:
+    """`TokenLogprob.top` of a token made by `read_lazily`: built from its pairs when first
+    read, then kept in the instance, where it is found before this descriptor (a token made
+    otherwise has it there from the start). Equality, hashing, repr, copies and JSON all read
+    the field by attribute, so a lazy token is indistinguishable from an eager one."""
+
+    def __get__(self, instance: Any, owner: Any = None) -> tuple[TopLogprob, ...]:
+        if instance is None:
+            return ()
+        state = instance.__dict__
+        top = tuple([TopLogprob.read(t, p) for t, p in state.pop("_pairs", ())])
+        state["top"] = top
+        return top
+
+
+TokenLogprob.top = _Alternatives()  # type: ignore[assignment]
+
+
+def read_alternatives(raw: Any) -> list[tuple[str, float]]:
+    """The (token, logprob) pairs of an answer's `top_logprobs` list, checked as
+    `TopLogprob.read` checks them."""
+    return [(_token(t["token"]), float(t["logprob"])) for t in raw or ()]
 
 
 @record
@@ -225,13 +268,16 @@ def _read(cls: type[R], **values: object) -> R:
     alternatives): validating each cost ~5 us, about a millisecond of client CPU a call.
     The instance is the one validation would build (equal, hashed, shown and serialised
     alike)."""
-    instance = object.__new__(cls)
-    for name, value in values.items():
-        object.__setattr__(instance, name, value)
+    instance = _new(cls)
+    _set(instance, "__dict__", values)
     return instance
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def _token(value: object) -> str:
-    if not isinstance(value, str):
+    if type(value) is not str and not isinstance(value, str):
         raise TypeError(f"a token must be a string, got {type(value).__name__}")
     return value
