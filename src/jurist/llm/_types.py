@@ -85,10 +85,8 @@ class TokenLogprob:
         return instance
 
     @classmethod
-    def read_lazily(
-        cls, token: Any, logprob: Any, alternatives: list[tuple[str, float]]
-    ) -> "TokenLogprob":
-        """Like `read`, with the alternatives given as checked (token, logprob) pairs: `top`
+    def read_lazily(cls, token: Any, logprob: Any, alternatives: "Alternatives") -> "TokenLogprob":
+        """Like `read`, with the alternatives given as `read_alternatives` checked them: `top`
         is built from them on first use. A reader looks at the alternatives of one or two
         tokens of an answer; the objects of the others would only be built and collected."""
         instance = _new(cls)
@@ -111,7 +109,8 @@ class _Alternatives:
         if instance is None:
             return ()
         state = instance.__dict__
-        top = tuple([TopLogprob.read(t, p) for t, p in state.pop("_pairs", ())])
+        tokens, logprobs = state.pop("_pairs", ((), ()))
+        top = tuple([TopLogprob.read(t, p) for t, p in zip(tokens, logprobs, strict=True)])
         state["top"] = top
         return top
 
@@ -119,10 +118,17 @@ class _Alternatives:
 TokenLogprob.top = _Alternatives()  # type: ignore[assignment]
 
 
-def read_alternatives(raw: Any) -> list[tuple[str, float]]:
-    """The (token, logprob) pairs of an answer's `top_logprobs` list, checked as
-    `TopLogprob.read` checks them."""
-    return [(_token(t["token"]), float(t["logprob"])) for t in raw or ()]
+Alternatives = tuple[tuple[str, ...], tuple[float, ...]]
+
+
+def read_alternatives(raw: Any) -> Alternatives:
+    """The tokens and the logprobs of an answer's `top_logprobs` list, checked as
+    `TopLogprob.read` checks them. Two tuples of plain values a token: the garbage collector
+    stops walking them after its first pass, where a pair each would be ten objects."""
+    if not raw:
+        return (), ()
+    tokens = tuple([_token(t["token"]) for t in raw])
+    return tokens, tuple([float(t["logprob"]) for t in raw])
 
 
 @record
