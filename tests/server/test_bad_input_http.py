@@ -210,3 +210,12 @@ def test_the_openapi_documents_every_error_with_the_service_error_body(serve):
         {"required": ["criteria"]},
         {"required": ["judge"]},
     ]
+
+
+def test_a_source_name_the_knowledge_base_reads_as_blank_is_a_422_naming_sources(serve):
+    # "\x1e" (a record separator) passes the request model yet is blank to the knowledge base.
+    running = serve()
+    with running.client() as client:
+        response = client.post("/sources/search", json={"query": "refund", "sources": ["\x1e"]})
+    assert response.status_code == 422, response.text
+    assert "sources" in response.text

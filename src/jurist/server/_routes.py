@@ -478,6 +478,9 @@ async def search_sources(body: SearchRequest, request: Request, key_id: Caller) 
         raise _unknown_source(body.sources, exc) from None
     except StoreError as exc:
         raise ServiceError(503, "store_unavailable", str(exc)) from None
+    except ValueError as exc:
+        # The knowledge base's own reading of a name ("\x1e" is blank to it) is the last word.
+        raise ServiceError(422, "invalid_request", f"sources: {exc}") from None
     return SearchResponse(passages=passages)
 
 
