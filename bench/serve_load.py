@@ -37,7 +37,6 @@ import contextlib
 import datetime
 import json
 import os
-import platform
 import re
 import shutil
 import signal
@@ -53,6 +52,9 @@ from typing import Any
 
 import httpx
 from sqlalchemy.engine import make_url
+
+sys.path.insert(0, str(Path(__file__).parent))
+from machine_info import machine
 
 BENCH = Path(__file__).parent
 RESULTS = BENCH / "results" / "serve_load.jsonl"
@@ -373,15 +375,6 @@ def floor_rows(args: argparse.Namespace, home: Path) -> list[Row]:
     env = dict(os.environ)
     with Server(command, env, args.port, home / "floor.log", "/docs") as server:
         return runs(server, script, ("floor app", "none", 1), args)
-
-
-def machine() -> str:
-    model = ""
-    with contextlib.suppress(OSError):
-        found = re.search(r"^model name\s*:\s*(.*)$", Path("/proc/cpuinfo").read_text(), re.M)
-        model = found.group(1) if found else ""
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{os.cpu_count()} CPUs ({model}), {platform.platform()}, load average {load}"
 
 
 def _ints(text: str, name: str, parser: argparse.ArgumentParser) -> list[int]:

@@ -32,9 +32,6 @@ import contextlib
 import dataclasses
 import datetime
 import json
-import os
-import platform
-import re
 import statistics
 import sys
 import tempfile
@@ -60,6 +57,9 @@ from jurist.store import (
     new_id,
     writer,
 )
+
+sys.path.insert(0, str(Path(__file__).parent))
+from machine_info import machine
 
 BENCH = Path(__file__).parent
 TESTS = BENCH.parent / "tests"
@@ -272,15 +272,6 @@ def postgres(durable: bool) -> Iterator[str]:
         server.options = options
         server.start()
         yield server.url()
-
-
-def machine() -> str:
-    model = ""
-    with contextlib.suppress(OSError):
-        found = re.search(r"^model name\s*:\s*(.*)$", Path("/proc/cpuinfo").read_text(), re.M)
-        model = found.group(1) if found else ""
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{os.cpu_count()} CPUs ({model}), {platform.platform()}, load average {load}"
 
 
 async def rows_of(backend: str, args: argparse.Namespace, directory: Path) -> list[Row]:
