@@ -17,7 +17,13 @@ from jurist.core._compose import (
 from jurist.core._concurrency import SingleFlight, gather_ordered
 from jurist.core._context import Context
 from jurist.core._errors import JuristError
-from jurist.core._jsonsafe import NotJsonSafeError, to_json_safe, to_json_text
+from jurist.core._jsonsafe import (
+    NotJsonSafeError,
+    dump_json,
+    load_json,
+    to_json_safe,
+    to_json_text,
+)
 from jurist.core._judge import (
     Judge,
     combined_kind,
@@ -106,10 +112,12 @@ __all__ = [
     "checked",
     "combined_kind",
     "counted",
+    "dump_json",
     "gather_ordered",
     "judge",
     "judge_name",
     "judge_sync",
+    "load_json",
     "loads_strict",
     "min_score_of",
     "named",

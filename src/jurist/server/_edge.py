@@ -21,7 +21,7 @@ from fastapi.dependencies.utils import get_flat_params
 from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from jurist.core import DEFAULT_MAX_DEPTH, StrictJsonError, loads_strict
+from jurist.core import DEFAULT_MAX_DEPTH, StrictJsonError, dump_json, loads_strict
 from jurist.server._errors import ErrorBody, FieldError, ServiceError, error_responses
 
 log = logging.getLogger("jurist.server")
@@ -30,6 +30,16 @@ log = logging.getLogger("jurist.server")
 UNAUDITED = frozenset({"/health", "/ready", "/metrics"})
 
 AuditHook = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class JsonAnswer(Response):
+    """A JSON answer of plain JSON data (a model already dumped in JSON mode), written by
+    orjson: Starlette's JSONResponse goes through the json module."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return dump_json(content)
 
 
 class Edge:

@@ -7,6 +7,7 @@ import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from jurist.core import Judge, NotJsonSafeError, Status, Usage, to_json_safe
@@ -169,14 +170,22 @@ def _schema_judge(schema: dict[str, Any]) -> Judge:
     does. The key is the schema's JSON text, so a schema changed after use is a new key;
     a schema that is not JSON data goes the uncached way, which says what is wrong."""
     try:
-        text = json.dumps(to_json_safe(schema, "expected_schema"))
-    except (NotJsonSafeError, ValueError, TypeError):
+        # orjson refuses a key that is not a string and an integer beyond 64 bits.
+        text = orjson.dumps(schema)
+    except (orjson.JSONEncodeError, TypeError):
         return _built_schema_judge(schema)
+    if b"null" in text:
+        # orjson writes NaN and the infinities as null: only the exact conversion tells them
+        # from a null (and names the value that is no JSON), at a few microseconds more.
+        try:
+            text = json.dumps(to_json_safe(schema, "expected_schema")).encode()
+        except (NotJsonSafeError, ValueError, TypeError):
+            return _built_schema_judge(schema)
     return _schema_judge_of(text)
 
 
 @functools.lru_cache(maxsize=SCHEMA_JUDGES_KEPT)
-def _schema_judge_of(text: str) -> Judge:
+def _schema_judge_of(text: bytes) -> Judge:
     # Built from the text, not the caller's dict, so the judge holds a schema of its own.
     return _built_schema_judge(json.loads(text))
 
