@@ -20,7 +20,6 @@ from jurist.core._errors import JuristError
 from jurist.core._jsonsafe import (
     NotJsonSafeError,
     dump_json,
-    load_json,
     to_json_safe,
     to_json_text,
 )
@@ -117,7 +116,6 @@ __all__ = [
     "judge",
     "judge_name",
     "judge_sync",
-    "load_json",
     "loads_strict",
     "min_score_of",
     "named",

@@ -121,12 +121,3 @@ def dump_json(value: Any) -> bytes:
         return orjson.dumps(value)
     except (orjson.JSONEncodeError, TypeError):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def load_json(text: str | bytes) -> Any:
-    """`text` read as JSON: orjson, or the json module for what orjson refuses (a NaN or
-    Infinity constant, which only the json module ever wrote)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)

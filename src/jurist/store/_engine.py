@@ -29,7 +29,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from jurist.core import dump_json, load_json
+from jurist.core import dump_json
 from jurist.settings import Settings, get_settings
 from jurist.store._errors import StoreError
 
@@ -92,8 +92,9 @@ def create_engine(url: str | URL | None = None, settings: Settings | None = None
             url = URL.create(SQLITE_DRIVER, database=str(path))
     settings = settings or get_settings()
     target = database_url(url)
-    # JSON columns are written on every stored record: orjson, not the json module.
-    options: dict[str, Any] = {"json_serializer": _json_text, "json_deserializer": load_json}
+    # JSON columns are written on every stored record: orjson, not the json module. They
+    # are read by the json module, which keeps an integer beyond 64 bits an integer.
+    options: dict[str, Any] = {"json_serializer": _json_text}
     if target.drivername == POSTGRES_DRIVER:
         options["pool_pre_ping"] = True  # a long-lived server outlives database restarts
         options["pool_timeout"] = settings.db_pool_timeout_s
