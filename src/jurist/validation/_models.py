@@ -122,7 +122,10 @@ class ValidationRequest(BaseModel):
 
     @property
     def schema_judge(self) -> Judge:
-        judge = self._schema_judge  # read once: a private attribute is looked up by pydantic
+        # Read from pydantic's own dict: `self._schema_judge` goes through pydantic's
+        # __getattr__ and the private attribute's (3 us a read, against 0.3 us).
+        private = self.__pydantic_private__
+        judge = None if private is None else private.get("_schema_judge")
         if judge is None:
             raise ValueError("expected_schema: the request has no schema")
         return judge
