@@ -7,7 +7,6 @@ except cancellation.
 """
 
 import dataclasses
-import json
 import os
 import time
 
@@ -24,6 +23,7 @@ from jurist.llm._http import (
 )
 from jurist.llm._openai_wire import SchemaMode, chat_payload, parse_completion
 from jurist.llm._types import Capabilities, ErrorKind, ModelError, Request, Response
+from jurist.llm._wire_json import decode_body, encode_body
 
 OPENAI_URL = "https://api.openai.com/v1"
 
@@ -111,11 +111,12 @@ class OpenAIModel:
                 try:
                     # The raw route: the SDK's typed `create` spends a third of its CPU
                     # re-walking the payload against its TypedDicts, and its parsed model
-                    # would be dumped back to a dict for parse_completion anyway.
+                    # would be dumped back to a dict for parse_completion anyway. The body
+                    # goes encoded (orjson, see _wire_json), not for the SDK's json.dumps.
                     raw = await client.post(
                         "/chat/completions",
                         cast_to=httpx2.Response,
-                        body=payload,
+                        content=encode_body(payload),
                         options={"timeout": request.timeout_s},
                     )
                     break
@@ -160,7 +161,7 @@ class OpenAIModel:
 
     def _response(self, body: bytes, status: int, request: Request, latency_ms: float) -> Response:
         try:
-            data = json.loads(body)
+            data = decode_body(body)
         except ValueError:
             data = None
         if not isinstance(data, dict):
