@@ -17,6 +17,7 @@ from jurist.core import Cause, Judge, Judgment, judge_name, to_json_safe
 from jurist.data import Dataset, FieldMap, Item
 from jurist.llm import ConcurrencyWatch
 from jurist.runner._cluster import check_cluster, on_cluster
+from jurist.runner._collector import batch_pace
 from jurist.runner._inputs import Rows, as_dataset, stored_inputs
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
@@ -258,9 +259,11 @@ async def _judge_all(
             await completed(item, *await _judge_item(judge, item))
 
     try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(min(concurrency, len(todo))):
-                group.create_task(worker())
+        # fewer garbage collections while the calls are in flight (see _collector)
+        with batch_pace():
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(concurrency, len(todo))):
+                    group.create_task(worker())
     except BaseExceptionGroup as failed:
         # run_judge turns whatever a judge raises into ERROR, so what failed here is the
         # store (or the progress watcher): the run fails with that error, not a group.
