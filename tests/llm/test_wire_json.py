@@ -69,6 +69,10 @@ def per_token_answer() -> bytes:
         per_token_answer(),
         per_token_answer().decode(),
         b'{"a": 1e400, "b": -1e-320, "c": 12345678901234567890123, "d": 1.0, "e": -0}',
+        # orjson alone would read these integers as floats
+        b'{"created": 18446744073709551616, "usage": {"prompt_tokens": -9223372036854775809}}',
+        '{"big": [12345678901234567890123, 18446744073709551615, 9223372036854775807]}',
+        b'{"id": "chatcmpl-1234567890123456789012", "n": 1.5}',
         b'{"nan": NaN, "inf": Infinity, "ninf": -Infinity}',  # the json module reads these
         b'{"lone": "\\ud800", "pair": "\\ud83d\\ude00", "ctl": "\\u0000\\t"}',
         '{"utf16": "é"}'.encode("utf-16"),
