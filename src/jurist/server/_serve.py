@@ -2,6 +2,7 @@
 the loopback interface without API keys, and hands the app to uvicorn."""
 
 import asyncio
+import gc
 import os
 import tempfile
 
@@ -41,9 +42,33 @@ def _stored_keys(settings: Settings) -> int:
         return 0
 
 
+# Allocations (net of frees) between young collections in a service process. At CPython's
+# default (700), the objects of the requests in flight set off a young collection every few
+# requests; measured driving the app in process with schema-only validations: 0.10-0.14 ms
+# of collection a request at the default, none in 3,200 requests at 10,000.
+YOUNG_THRESHOLD = 10_000
+
+
+def pace_collector() -> None:
+    """Set the garbage collector's pace for a process that serves until it is stopped: what
+    start-up built (imports, the app, its schemas) is frozen out of every later collection,
+    and young collections come every `YOUNG_THRESHOLD` allocations. A process that turned
+    collection off or set a higher threshold is left as it was. Only for `jurist serve`'s
+    own processes: an app embedded in another keeps that process's settings."""
+    if not gc.isenabled():
+        return
+    gc.collect()
+    gc.freeze()
+    young, *older = gc.get_threshold()
+    if 0 < young < YOUNG_THRESHOLD:
+        gc.set_threshold(YOUNG_THRESHOLD, *older)
+
+
 def app_from_environment() -> FastAPI:
     """The app as each uvicorn worker builds it (a factory, so workers read the env)."""
-    return create_app()
+    app = create_app()
+    pace_collector()
+    return app
 
 
 def serve(host: str | None = None, port: int | None = None, workers: int = 1) -> None:
@@ -59,6 +84,7 @@ def serve(host: str | None = None, port: int | None = None, workers: int = 1) ->
         raise ConfigError(f"--workers must be 1 or more, not {workers}")
     if workers == 1:
         app = create_app(settings, config)
+        pace_collector()
         uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
         return
     # Workers are separate processes: metrics go through shared files so /metrics on any

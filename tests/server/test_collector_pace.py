@@ -1,0 +1,65 @@
+"""`jurist serve` paces the garbage collector of its own processes, and only of those."""
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+
+from jurist.server import _serve
+
+
+@pytest.fixture(autouse=True)
+def collector_restored() -> Iterator[None]:
+    threshold, enabled = gc.get_threshold(), gc.isenabled()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+def test_serve_freezes_what_start_up_built_and_raises_the_young_threshold(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("JURIST_HOME", str(tmp_path))
+    gc.set_threshold(700, 10, 10)
+    gc.unfreeze()
+    seen: dict[str, Any] = {}
+
+    def run(app: Any, **options: Any) -> None:
+        seen.update(threshold=gc.get_threshold(), frozen=gc.get_freeze_count(), app=app)
+
+    app = FastAPI()
+    monkeypatch.setattr(_serve, "create_app", lambda *args, **kwargs: app)
+    monkeypatch.setattr(_serve.uvicorn, "run", run)
+    _serve.serve(port=18099)
+    assert seen["app"] is app
+    assert seen["threshold"] == (_serve.YOUNG_THRESHOLD, 10, 10)
+    assert seen["frozen"] > 0
+
+
+def test_a_worker_built_by_the_factory_is_paced_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    gc.set_threshold(700, 10, 10)
+    monkeypatch.setattr(_serve, "create_app", FastAPI)
+    _serve.app_from_environment()
+    assert gc.get_threshold()[0] == _serve.YOUNG_THRESHOLD
+
+
+@pytest.mark.parametrize("threshold", [(0, 10, 10), (50_000, 10, 10)])
+def test_a_threshold_set_off_or_higher_is_left_as_it_was(threshold: tuple[int, int, int]) -> None:
+    gc.set_threshold(*threshold)
+    _serve.pace_collector()
+    assert gc.get_threshold() == threshold
+
+
+def test_collection_turned_off_stays_off_and_nothing_is_frozen() -> None:
+    gc.unfreeze()
+    gc.disable()
+    _serve.pace_collector()
+    assert not gc.isenabled()
+    assert gc.get_freeze_count() == 0
