@@ -182,3 +182,64 @@ async def test_cancellation_during_the_backoff_wait_propagates():
 def test_settings_are_checked():
     with pytest.raises(ValueError, match="max_attempts"):
         Retrying(ScriptedModel(), max_attempts=0)
+
+
+class PoliciesBuilt:
+    """Counts the tenacity policies Retrying builds (each costs a call ~25 us)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import jurist.llm._retry as module
+
+        self.built = 0
+        real = module.tenacity.AsyncRetrying
+
+        def counted(*args: object, **kwargs: object) -> object:
+            self.built += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module.tenacity, "AsyncRetrying", counted)
+
+
+async def test_a_call_that_succeeds_at_once_builds_no_retry_policy(monkeypatch):
+    policies = PoliciesBuilt(monkeypatch)
+    model = ScriptedModel(script=[answer("one"), answer("two")])
+    limited = retrying(model, FakeClock())
+    assert (await limited.complete(REQUEST)).text == "one"
+    assert (await limited.complete(REQUEST)).text == "two"
+    assert policies.built == 0
+
+
+async def test_a_retried_call_waits_and_logs_as_a_policy_from_its_first_attempt(
+    monkeypatch, caplog
+):
+    policies = PoliciesBuilt(monkeypatch)
+    clock = FakeClock()
+    model = ScriptedModel(
+        script=[
+            ModelError(ErrorKind.SERVER_ERROR, "502"),
+            ModelError(ErrorKind.SERVER_ERROR, "503"),
+            answer("third"),
+        ]
+    )
+    limited = retrying(model, clock, base_delay_s=1.0, jitter=False)
+    with caplog.at_level("INFO", logger="jurist.llm._retry"):
+        assert (await limited.complete(REQUEST)).text == "third"
+    # The first failure is not asked of the model again: three calls, two waits.
+    assert model.calls == 3
+    assert clock.sleeps == [1.0, 2.0]
+    assert policies.built == 1
+    logged = [r.getMessage() for r in caplog.records]
+    assert len(logged) == 2
+    assert "attempt 1 of 4 failed" in logged[0]
+    assert "502" in logged[0]
+    assert "attempt 2 of 4 failed" in logged[1]
+    assert "503" in logged[1]
+
+
+async def test_an_error_not_retried_keeps_its_cause():
+    lost = ConnectionResetError("peer reset")
+    model = ScriptedModel(script=[lost])
+    with pytest.raises(ModelError) as caught:
+        await retrying(model, FakeClock(), max_attempts=1).complete(REQUEST)
+    assert caught.value.kind is ErrorKind.CONNECTION
+    assert caught.value.__cause__ is lost

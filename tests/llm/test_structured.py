@@ -205,3 +205,41 @@ def test_the_re_ask_prompt_comes_from_the_template_file():
     assert prompt.startswith("Your answer above cannot be used: it holds no JSON value")
     assert '"type": "object"' in prompt
     assert "$" not in prompt
+
+
+async def test_a_valid_parse_of_the_provider_is_kept_without_searching_the_text(monkeypatch):
+    import jurist.llm._structured as module
+
+    searched: list[str] = []
+    real = module.json_candidates
+
+    def counted(text: str):  # type: ignore[no-untyped-def]
+        searched.append(text)  # when the search starts, not when it is set up
+        yield from real(text)
+
+    monkeypatch.setattr(module, "json_candidates", counted)
+    parsed = Response(GOOD, json={"verdict": "fail", "score": 2}, usage=Usage(calls=1))
+    response = await Structured(ScriptedModel(script=[parsed])).complete(REQUEST)
+    assert response == parsed
+    assert searched == []
+
+    # A parse that does not follow the schema: the text is searched, as before.
+    wrong = Response(f"{GOOD}", json={"verdict": "nope"}, usage=Usage(calls=1))
+    response = await Structured(ScriptedModel(script=[wrong])).complete(REQUEST)
+    assert response.json == {"verdict": "pass", "score": 4}
+    assert searched == [GOOD]
+
+
+def test_schemas_are_compiled_once_whatever_their_key_order_and_apart_when_they_differ():
+    from jurist.llm._structured import _validator
+
+    one = {"type": "object", "properties": {"a": {"maximum": 3}, "b": {"type": "string"}}}
+    reordered = {"properties": {"b": {"type": "string"}, "a": {"maximum": 3}}, "type": "object"}
+    assert _validator(one, "m") is _validator(reordered, "m")
+    nan = {"type": "object", "properties": {"a": {"default": float("nan")}}}
+    null = {"type": "object", "properties": {"a": {"default": None}}}
+    huge = {"type": "object", "properties": {"a": {"maximum": 2**70}}}
+    validators = [_validator(schema, "m") for schema in (one, nan, null, huge)]
+    assert len({id(v) for v in validators}) == 4
+    assert validators[3].is_valid({"a": 2**69})
+    assert not validators[3].is_valid({"a": 2**71})

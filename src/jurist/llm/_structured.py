@@ -2,6 +2,7 @@
 
 import dataclasses
 import functools
+import itertools
 import json
 import logging
 import re
@@ -14,6 +15,7 @@ import jsonschema_rs
 from pydantic import JsonValue
 
 from jurist.llm._types import Choice, ErrorKind, Message, ModelError, Request, Response
+from jurist.llm._wire_json import schema_key
 from jurist.llm._wrapper import ModelWrapper
 
 logger = logging.getLogger(__name__)
@@ -131,14 +133,14 @@ def extract_json(text: str) -> JsonValue:
 
 
 @functools.lru_cache(maxsize=64)
-def _compiled(schema_text: str) -> Any:
+def _compiled(schema_text: bytes | str) -> Any:
     # offline: a model answer is never a reason to fetch a remote $ref.
     return jsonschema_rs.validator_for(json.loads(schema_text), offline=True)
 
 
 def _validator(schema: dict[str, JsonValue], model: str) -> Any:
     try:
-        return _compiled(json.dumps(schema, sort_keys=True))
+        return _compiled(schema_key(schema))
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         raise ModelError(
             ErrorKind.CLIENT_ERROR,
@@ -189,16 +191,20 @@ class _Checked:
 def _check(choice: Choice, validator: Any) -> _Checked:
     """The choice with its JSON set to the first candidate valid against the schema, or the
     problem with the first candidate (or the lack of any)."""
-    candidates: list[JsonValue] = [] if choice.json is None else [choice.json]
-    candidates.extend(json_candidates(choice.text))
-    if not candidates:
-        return _Checked(choice, False, "it holds no JSON value")
+    # Candidates are found as they are needed: the JSON the provider parsed is most often
+    # the answer, and then the text is not searched again.
+    given: list[JsonValue] = [] if choice.json is None else [choice.json]
     first_violations: list[str] | None = None
-    for value in candidates:
+    any_candidate = False
+    for value in itertools.chain(given, json_candidates(choice.text)):
+        any_candidate = True
         violations = _violations(validator, value)
         if not violations:
-            return _Checked(dataclasses.replace(choice, json=value), True)
+            valid = choice if value is choice.json else dataclasses.replace(choice, json=value)
+            return _Checked(valid, True)
         first_violations = first_violations or violations
+    if not any_candidate:
+        return _Checked(choice, False, "it holds no JSON value")
     shown = first_violations or []
     listed = "\n".join(f"- {line}" for line in shown[:_SHOWN_ERRORS])
     more = len(shown) - _SHOWN_ERRORS
