@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from running import Running, run_app
+from running import Running, run_app, sealing_config
 
 from jurist.llm import Model
 from jurist.server import ServiceSettings, create_app
@@ -44,7 +44,11 @@ def serve(tmp_path, database) -> Iterator[Serve]:
             "JURIST_DATABASE_URL": database,
             **(settings or {}),
         }
-        service_values = {"JURIST_RATE_LIMIT": "none", "LOG_LEVEL": "warning", **(config or {})}
+        service_values = {
+            "JURIST_RATE_LIMIT": "none",
+            "LOG_LEVEL": "warning",
+            **sealing_config(database, config),
+        }
         chosen = model if model is not None else scripted_model(script or ServiceScript())
         app = create_app(
             Settings(**values), ServiceSettings(**service_values), model=chosen, **options

@@ -10,12 +10,26 @@ from typing import Any
 import httpx
 import sqlalchemy as sa
 import uvicorn
+from cryptography.fernet import Fernet
 from fastapi import FastAPI
 
 from jurist.server._service import Service
 from jurist.store import create_engine
 
 STARTUP_S = 30.0
+# The key every service of a test run seals with on PostgreSQL, as replicas share one (the
+# default sealed content refuses to start there without JURIST_ENCRYPTION_KEY).
+SHARED_KEY = Fernet.generate_key().decode("ascii")
+
+
+def sealing_config(database: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`config` with the shared key added when the database is not SQLite and the test
+    chose neither a key nor how content is stored."""
+    given = config or {}
+    chosen = {"JURIST_ENCRYPTION_KEY", "JURIST_STORE_CONTENT"} & set(given)
+    if database.startswith("sqlite") or chosen:
+        return dict(given)
+    return {"JURIST_ENCRYPTION_KEY": SHARED_KEY, **given}
 
 
 @dataclass

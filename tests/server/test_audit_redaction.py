@@ -29,9 +29,12 @@ def audit_entries(database: str) -> list:
     return asyncio.run(read())
 
 
+REDACTED = {"JURIST_STORE_CONTENT": "redacted"}
+
+
 def test_a_validation_is_redacted_once_and_audited_redacted(serve, database):
     redactor = CountingRedactor()
-    running = serve(redactor=redactor)
+    running = serve(redactor=redactor, config=REDACTED)
     body = {"output": SECRET, "validation_types": ["schema"], "expected_schema": {}}
     with running.client() as client:
         answer = client.post("/validate", json=body)
@@ -45,7 +48,9 @@ def test_a_validation_is_redacted_once_and_audited_redacted(serve, database):
 
 def test_a_refused_validation_is_still_audited_redacted(serve, database):
     redactor = CountingRedactor()
-    running = serve(redactor=redactor, settings={"ENABLE_FACT_CHECKING": "false"})
+    running = serve(
+        redactor=redactor, settings={"ENABLE_FACT_CHECKING": "false"}, config=REDACTED
+    )
     # Read, then refused by the validator (a layer switched off here): the route's detail
     # was never stored, so the audit log redacts it itself.
     body = {"output": SECRET, "validation_types": ["facts"]}
@@ -58,7 +63,7 @@ def test_a_refused_validation_is_still_audited_redacted(serve, database):
 
 def test_the_services_own_ids_are_not_analysed_and_still_name_the_records(serve):
     redactor = CountingRedactor()
-    running = serve(redactor=redactor)
+    running = serve(redactor=redactor, config=REDACTED)
     body = {"output": SECRET, "validation_types": ["schema"], "expected_schema": {}}
     with running.client() as client:
         metadata = client.post("/validate", json=body).json()["metadata"]

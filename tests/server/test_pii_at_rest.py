@@ -1,6 +1,8 @@
 """Personal data at rest: known values sent through POST /validate (every layer's fields) and
-POST /judge are found in no table of the database and in no line the service logs; with
-JURIST_STORE_RAW they are kept only sealed, and shown again to the key that made the record.
+POST /judge are found in no table of the database and in no line the service logs, whether
+content is stored sealed (the default: encrypted, the plain columns an outline) or redacted
+(with JURIST_STORE_RAW, the raw copy sealed beside it). Sealed content is shown again as it
+was to the key that made the record, and redacted at read time to anyone else.
 
 The scan reflects every table the database has (not a list of the ones expected to hold
 content), so a table added later is scanned too.
@@ -269,9 +271,14 @@ def _scan(running: Running, database: str, planted: Planted, logs: str) -> dict[
     return tables
 
 
-def _run_and_scan(serve, database, capfd, logs, values: dict[str, str]) -> None:
+def _run_and_scan(  # noqa: PLR0917 - the fixtures, then what to plant and how to store
+    serve, database, capfd, logs, values: dict[str, str], content: str
+) -> None:
     planted = Planted(values)
-    running = serve(_script(planted), config={"LOG_LEVEL": "debug"}, retriever=Policy())
+    config = {"LOG_LEVEL": "debug", "JURIST_STORE_CONTENT": content}
+    if content == "sealed":
+        config["JURIST_ENCRYPTION_KEY"] = Fernet.generate_key().decode()
+    running = serve(_script(planted), config=config, retriever=Policy())
     logs.attach()
     answers = _exercise(running, planted)
     _assert_answers_are_the_callers_own(answers, planted)
@@ -285,33 +292,74 @@ def _run_and_scan(serve, database, capfd, logs, values: dict[str, str]) -> None:
             for layer in answers["validation"]["metadata"]["layers"].values()
             if "judgment_id" in layer
         ]
-    for body in (stored, judgment, *layer_judgments):
-        assert body["redacted"] is True
-        assert body["raw_copy"] == "none"
-        assert _leaks(json.dumps(body), planted.values) == []
     assert len(layer_judgments) == 5  # one per layer
-    # The redacted copy still says what happened, and names its own records.
-    assert stored["result"]["valid"] == answers["validation"]["valid"]
-    assert stored["result"]["metadata"]["validation_id"] == validation_id
-    assert "<EMAIL_ADDRESS>" in json.dumps(stored["request"])
-    assert "<IBAN_CODE>" in json.dumps(judgment["judgment"])
+    if content == "sealed":
+        # Without API keys every reader is the operator, who made every record: the content
+        # comes back unsealed, exactly as answered.
+        for body in (stored, judgment, *layer_judgments):
+            assert body["redacted"] is False
+            assert body["raw_copy"] == "shown"
+        assert stored["result"] == answers["validation"]
+        sent = planted.validate_request()
+        for name in ("output", "context", "acceptance_criteria", "expected_schema"):
+            assert stored["request"][name] == sent[name], name
+        assert judgment["judgment"] == answers["judgment"]["judgment"]
+    else:
+        for body in (stored, judgment, *layer_judgments):
+            assert body["redacted"] is True
+            assert body["raw_copy"] == "none"
+            assert _leaks(json.dumps(body), planted.values) == []
+        # The redacted copy still says what happened, and names its own records.
+        assert stored["result"]["valid"] == answers["validation"]["valid"]
+        assert stored["result"]["metadata"]["validation_id"] == validation_id
+        assert "<EMAIL_ADDRESS>" in json.dumps(stored["request"])
+        assert "<IBAN_CODE>" in json.dumps(judgment["judgment"])
     running.stop()
     captured = capfd.readouterr()
-    _scan(running, database, planted, captured.out + captured.err + logs.text)
+    tables = _scan(running, database, planted, captured.out + captured.err + logs.text)
+    if content == "sealed":
+        _assert_plain_columns_are_outlines(tables, database, answers)
 
 
+def _assert_plain_columns_are_outlines(
+    tables: dict[str, list[str]], database: str, answers: dict[str, Any]
+) -> None:
+    """Sealed: every stored record is sealed, its plain content an outline that still
+    names its records and says what happened; the redactor finds nothing to replace in
+    them, since nothing the caller wrote is there (no <ENTITY> marker anywhere)."""
+    assert len(_sealed(database)) == 1 + 5 + 2
+    assert all(token for token in _sealed(database).values())
+    everything = "\n".join(row for rows in tables.values() for row in rows)
+    assert "<EMAIL_ADDRESS>" not in everything
+    assert "<IBAN_CODE>" not in everything
+    validation = answers["validation"]
+    assert validation["metadata"]["validation_id"] in "\n".join(tables["validations"])
+    assert (
+        "'outline': True" in tables["validations"][0]
+        or '"outline": true' in (tables["validations"][0])
+    )
+
+
+CONTENT = pytest.mark.parametrize("content", ["sealed", "redacted"])
+
+
+@CONTENT
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
-def test_no_planted_value_is_stored_or_logged(serve, database, capfd, logs):
-    _run_and_scan(serve, database, capfd, logs, PII)
+def test_no_planted_value_is_stored_or_logged(serve, database, capfd, logs, content):
+    _run_and_scan(serve, database, capfd, logs, PII, content)
 
 
+@CONTENT
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
-def test_no_name_or_street_address_is_stored_or_logged(serve, database, capfd, logs):
-    _run_and_scan(serve, database, capfd, logs, {**PII, **NAME_AND_ADDRESS})
+def test_no_name_or_street_address_is_stored_or_logged(serve, database, capfd, logs, content):
+    _run_and_scan(serve, database, capfd, logs, {**PII, **NAME_AND_ADDRESS}, content)
 
 
+@CONTENT
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"], indirect=True)
-def test_raw_content_is_kept_only_sealed_and_shown_to_its_owner(serve, database, capfd, logs):
+def test_raw_content_is_kept_only_sealed_and_shown_to_its_owner(
+    serve, database, capfd, logs, content
+):
     key = Fernet.generate_key().decode()
     owner, other, admin = ("o" * 20, "t" * 20, "a" * 20)
     planted = Planted(PII)
@@ -319,7 +367,9 @@ def test_raw_content_is_kept_only_sealed_and_shown_to_its_owner(serve, database,
         _script(planted),
         config={
             "LOG_LEVEL": "debug",
-            "JURIST_STORE_RAW": "true",
+            "JURIST_STORE_CONTENT": content,
+            # Sealed content is raw already: the setting only matters to redacted records.
+            "JURIST_STORE_RAW": "true" if content == "redacted" else "false",
             "JURIST_ENCRYPTION_KEY": key,
             "JURIST_API_KEYS": f"alice:{owner},bob:{other},root:admin:{admin}",
         },
@@ -345,11 +395,21 @@ def test_raw_content_is_kept_only_sealed_and_shown_to_its_owner(serve, database,
         assert bob.get(f"/validations/{validation_id}").status_code == 404
     with running.client(admin) as root:
         seen = root.get(f"/validations/{validation_id}")
-    # An administrator reads every tenant's records, but only the redacted copy.
-    assert seen.status_code == 200
-    assert seen.json()["raw_copy"] == "withheld"
-    assert seen.json()["redacted"] is True
-    assert _leaks(seen.text, planted.values) == []
+        seen_judgment = root.get(f"/judgments/{judgment_id}")
+        seen_named = root.get(f"/judgments/{answers['named']['id']}")
+    # An administrator reads every tenant's records, but only redacted (sealed: redacted
+    # now, at read time, from the unsealed content).
+    for answer in (seen, seen_judgment, seen_named):
+        assert answer.status_code == 200
+        assert answer.json()["raw_copy"] == "withheld"
+        assert answer.json()["redacted"] is True
+        assert _leaks(answer.text, planted.values) == []
+    assert "<EMAIL_ADDRESS>" in json.dumps(seen.json()["request"])
+    assert "<IBAN_CODE>" in json.dumps(seen_judgment.json()["judgment"])
+    # Redacted, the content keeps its shape and its ids.
+    assert seen.json()["result"]["metadata"]["validation_id"] == validation_id
+    assert seen.json()["result"]["valid"] == answers["validation"]["valid"]
+    assert "<EMAIL_ADDRESS>" in seen_named.json()["judge"]
     running.stop()
     captured = capfd.readouterr()
     tables = _scan(running, database, planted, captured.out + captured.err + logs.text)
@@ -380,12 +440,16 @@ def _sealed(url: str) -> dict[str, str]:
     return asyncio.run(read())
 
 
-def test_a_record_sealed_with_a_key_rotated_away_comes_back_redacted_and_says_so(serve, tmp_path):
+@CONTENT
+def test_a_record_sealed_with_a_key_rotated_away_comes_back_redacted_and_says_so(
+    serve, tmp_path, content
+):
     old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
     planted = Planted(PII)
+    mode = {"JURIST_STORE_CONTENT": content}
     first = serve(
         _script(planted),
-        config={"JURIST_STORE_RAW": "true", "JURIST_ENCRYPTION_KEY": old},
+        config={**mode, "JURIST_STORE_RAW": "true", "JURIST_ENCRYPTION_KEY": old},
         retriever=Policy(),
     )
     answers = _exercise(first, planted)
@@ -395,14 +459,18 @@ def test_a_record_sealed_with_a_key_rotated_away_comes_back_redacted_and_says_so
 
     # Rotated: the old key still unseals.
     rotated = serve(
-        _script(planted), config={"JURIST_ENCRYPTION_KEY": f"{new},{old}"}, retriever=Policy()
+        _script(planted),
+        config={**mode, "JURIST_ENCRYPTION_KEY": f"{new},{old}"},
+        retriever=Policy(),
     )
     with rotated.client() as client:
         assert client.get(f"/validations/{validation_id}").json()["raw_copy"] == "shown"
     rotated.stop()
 
     # The old key dropped: what only it sealed is shown redacted, and said to be unreadable.
-    dropped = serve(_script(planted), config={"JURIST_ENCRYPTION_KEY": new}, retriever=Policy())
+    dropped = serve(
+        _script(planted), config={**mode, "JURIST_ENCRYPTION_KEY": new}, retriever=Policy()
+    )
     with dropped.client() as client:
         stored = client.get(f"/validations/{validation_id}")
         judgment = client.get(f"/judgments/{judgment_id}")
@@ -411,3 +479,12 @@ def test_a_record_sealed_with_a_key_rotated_away_comes_back_redacted_and_says_so
     assert stored.json()["redacted"] is True
     assert judgment.json()["raw_copy"] == "unreadable"
     assert _leaks(stored.text + judgment.text, planted.values) == []
+    if content == "sealed":
+        # All that is left is the outline: what happened, and no content.
+        assert stored.json()["result"]["outline"] is True
+        assert stored.json()["result"]["valid"] == answers["validation"]["valid"]
+        assert set(stored.json()["request"]["validation_types"]) == set(
+            planted.validate_request()["validation_types"]
+        )
+        assert judgment.json()["judgment"]["outline"] is True
+        assert judgment.json()["judgment"]["status"] == answers["judgment"]["status"]

@@ -5,7 +5,7 @@ while the service runs; one rate limit shared by every process on one database."
 import asyncio
 
 import pytest
-from running import run_app
+from running import run_app, sealing_config
 from test_cycles_http import SPEC
 
 from cli_keys import keys_command, secret_of
@@ -160,7 +160,7 @@ def _second_process(database: str, tmp_path, config: dict[str, str]):
             JURIST_CACHE="0",
             JURIST_DATABASE_URL=database,
         ),
-        ServiceSettings(LOG_LEVEL="warning", **config),
+        ServiceSettings(LOG_LEVEL="warning", **sealing_config(database, config)),
         model=scripted_model(ServiceScript()),
     )
     return run_app(app)

@@ -45,6 +45,7 @@ ENVIRONMENT_VARIABLES = (
     "JURIST_REQUEST_TIMEOUT_S",
     "JURIST_REDACT_PII",
     "JURIST_REDACTOR",
+    "JURIST_STORE_CONTENT",
     "JURIST_STORE_RAW",
     "JURIST_ENCRYPTION_KEY",
     "JURIST_RETENTION_DAYS",
@@ -122,17 +123,27 @@ class ServiceSettings(BaseSettings):
     )
     log_level: LogLevel = Field(LogLevel.INFO, validation_alias=_env("LOG_LEVEL"))
     log_validation_results: bool = Field(True, validation_alias=_env("LOG_VALIDATION_RESULTS"))
+    store_content: Literal["sealed", "redacted"] = Field(
+        "sealed",
+        validation_alias=_env("JURIST_STORE_CONTENT"),
+        description="how stored records keep their content: sealed (encrypted with "
+        "JURIST_ENCRYPTION_KEY; the plain columns hold a content-free outline; nothing is "
+        "redacted on the way in) or redacted (the plain columns hold a copy with personal "
+        "data replaced, as found by the redactor)",
+    )
     store_raw: bool = Field(
         False,
         validation_alias=_env("JURIST_STORE_RAW"),
-        description="keep each record's raw content too, sealed with JURIST_ENCRYPTION_KEY "
-        "(by default only the redacted copy is stored)",
+        description="with JURIST_STORE_CONTENT=redacted, keep each record's raw content too, "
+        "sealed with JURIST_ENCRYPTION_KEY (by default only the redacted copy is stored); "
+        "sealed content is always raw",
     )
     encryption_key: Annotated[str, Field(repr=False)] = Field(
         "",
         validation_alias=_env("JURIST_ENCRYPTION_KEY"),
         description="Fernet keys, comma-separated: the first seals raw content, every one "
-        "unseals it (`jurist store new-key` makes one)",
+        "unseals it (`jurist store new-key` makes one); unset with sealed content on SQLite, "
+        "a key is made into JURIST_HOME/encryption.key",
     )
     retention_days: float | None = Field(
         None,

@@ -1,24 +1,32 @@
 """What the service stores of a validation or a judgment, and what it shows of one stored.
 
-Records hold the redacted copy of their content (the request, the result, every judgment),
-redacted as the audit log is: queries, lists and logs of the store never see personal data.
-With JURIST_STORE_RAW the raw content is kept as well, sealed in the record's `sealed` column
-(see `_sealing`), and shown again only to the key that made the record. The caller's own
-answer is built from memory, never from the store, so it is the full result.
+With JURIST_STORE_CONTENT=sealed (the default) a record's content (the request, the result,
+every judgment) is kept only sealed in its `sealed` column (see `_sealing`), and its plain
+columns hold a content-free outline (see `_outline`): nothing is redacted on the way in. A
+GET shows the key that made the record its content as it was; any other reader (an
+administrator) gets it redacted then, at read time.
+
+With JURIST_STORE_CONTENT=redacted, records hold the redacted copy of their content,
+redacted as the audit log is; with JURIST_STORE_RAW the raw content is kept as well, sealed,
+and shown again only to the key that made the record.
+
+Either way queries, lists and logs of the store never see personal data, and the caller's
+own answer is built from memory, never from the store, so it is the full result.
 """
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from jurist.core import Judgment
 from jurist.llm import Redactor, redact_json
+from jurist.server._outline import is_outline, judgment_outline, request_outline, result_outline
 from jurist.server._sealing import Sealer, SealError
 from jurist.store import JudgmentRecord, ValidationRecord, new_id
-from jurist.validation import Validation, ValidationRequest, ValidationResult, ValidationType
+from jurist.validation import Validation, ValidationRequest, ValidationResult
 
 AUDIT_EXCERPT = 2000
 
@@ -26,22 +34,34 @@ log = logging.getLogger("jurist.server")
 
 # What became of a record's raw content, as a GET (or the POST that made it) tells it:
 # none kept (only the redacted copy is stored); shown (the answer holds it); withheld (kept,
-# but only the key that made the record sees it); unreadable (kept, but no key of this
-# service unseals it: none configured, or the one it was sealed with was rotated away).
+# but only the key that made the record sees it: others get it redacted); unreadable (kept,
+# but no key of this service unseals it: none configured, or the one it was sealed with was
+# rotated away; a sealed record then shows only its outline).
 RawCopy = Literal["none", "shown", "withheld", "unreadable"]
 
 
 @dataclass(frozen=True)
 class PreparedValidation:
-    """A validation's records before redaction: the result as answered, its raw content,
-    its judgments' records, and what the redactor is to read (`to_redact`)."""
+    """A validation's records before they are sealed or redacted: the request, the result
+    as answered, its raw content and its judgments' records."""
 
+    body: ValidationRequest
     result: ValidationResult
     raw: dict[str, Any]
     judgments: list[JudgmentRecord]
-    to_redact: dict[str, Any]
     request_sha256: str
     key_id: str | None
+
+    @property
+    def to_redact(self) -> dict[str, Any]:
+        """What the redactor reads (JURIST_STORE_CONTENT=redacted): everything in one pass,
+        which costs about what one text does. Its cost grows with the text analysed, so the
+        service's own ids, which hold no personal data and are stamped back in
+        `finish_validation`, are left out of it."""
+        return {
+            "validation": _without_ids(self.raw),
+            "judgments": [_content(j) for j in self.judgments],
+        }
 
 
 def prepare_validation(
@@ -75,11 +95,64 @@ def prepare_validation(
         )
         for layer, judgment in validation.judgments.items()
     ]
-    # One pass of the redactor over everything: it costs about what one text does. Its
-    # cost grows with the text analysed, so the service's own ids, which hold no personal
-    # data and are stamped back in `finish_validation`, are left out of it.
-    to_redact = {"validation": _without_ids(raw), "judgments": [_content(j) for j in judgments]}
-    return PreparedValidation(result, raw, judgments, to_redact, request_sha256, key_id)
+    return PreparedValidation(body, result, raw, judgments, request_sha256, key_id)
+
+
+def sealed_validation(
+    prepared: PreparedValidation, sealer: Sealer | None
+) -> tuple[ValidationResult, ValidationRecord, list[JudgmentRecord]]:
+    """The result as answered and the records that hold it sealed (JURIST_STORE_CONTENT=
+    sealed): each record's raw content serialised and encrypted once, its plain columns an
+    outline. Cheap enough for the event loop: no redactor runs."""
+    assert sealer is not None, "sealed content always has a key (see content_sealer)"
+    result = prepared.result
+    record = _validation_record(
+        prepared,
+        request=request_outline(prepared.body),
+        result=result_outline(result),
+        sealed=sealer.seal(_validation_id(prepared), prepared.raw),
+    )
+    judgments = [
+        dataclasses.replace(
+            item,
+            judgment=judgment_outline(item),
+            parameters=None,
+            sealed=sealer.seal(item.id, _content(item)),
+        )
+        for item in prepared.judgments
+    ]
+    return result, record, judgments
+
+
+def _validation_id(prepared: PreparedValidation) -> str:
+    validation_id = prepared.result.metadata.validation_id
+    assert validation_id is not None  # set by prepare_validation
+    return validation_id
+
+
+def _validation_record(
+    prepared: PreparedValidation,
+    *,
+    request: dict[str, Any],
+    result: dict[str, Any],
+    sealed: str | None,
+) -> ValidationRecord:
+    answered = prepared.result
+    metadata = answered.metadata
+    return ValidationRecord(
+        id=_validation_id(prepared),
+        request_sha256=prepared.request_sha256,
+        valid=answered.valid,
+        confidence=answered.confidence,
+        quality_score=answered.quality_score,
+        error_count=metadata.error_count,
+        warning_count=metadata.warning_count,
+        duration_ms=metadata.duration_ms,
+        request=request,
+        result=result,
+        key_id=prepared.key_id,
+        sealed=sealed,
+    )
 
 
 def finish_validation(
@@ -89,27 +162,15 @@ def finish_validation(
     `prepared.to_redact`; the raw content sealed in when `sealer` is given."""
     result = prepared.result
     metadata = result.metadata
-    validation_id = metadata.validation_id
-    assert validation_id is not None  # set by prepare_validation
+    validation_id = _validation_id(prepared)
     kept = redacted["validation"]
     # The ids are the service's own, and must still name the records after redaction.
-    kept["result"]["metadata"]["validation_id"] = validation_id
-    for name, summary in kept["result"]["metadata"]["layers"].items():
-        judgment_id = metadata.layers[ValidationType(name)].judgment_id
-        if judgment_id is not None:
-            summary["judgment_id"] = judgment_id
-    record = ValidationRecord(
-        id=validation_id,
-        request_sha256=prepared.request_sha256,
-        valid=result.valid,
-        confidence=result.confidence,
-        quality_score=result.quality_score,
-        error_count=metadata.error_count,
-        warning_count=metadata.warning_count,
-        duration_ms=metadata.duration_ms,
+    ids = {layer.value: {"judgment_id": s.judgment_id} for layer, s in metadata.layers.items()}
+    _stamp_ids(kept["result"], validation_id, ids)
+    record = _validation_record(
+        prepared,
         request=kept["request"],
         result=kept["result"],
-        key_id=prepared.key_id,
         sealed=None if sealer is None else sealer.seal(validation_id, prepared.raw),
     )
     kept_judgments = [
@@ -132,6 +193,16 @@ def stored_validation(
     (the redactor): run it in a worker thread."""
     prepared = prepare_validation(body, validation, request_sha256=request_sha256, key_id=key_id)
     return finish_validation(prepared, redact_json(prepared.to_redact, redactor), sealer)
+
+
+def _stamp_ids(result: dict[str, Any], validation_id: Any, layers: Mapping[str, Any]) -> None:
+    """The validation's and its layers' judgment ids written back into a redacted result
+    (`layers`: the layer summaries that hold them, as JSON)."""
+    result["metadata"]["validation_id"] = validation_id
+    for name, summary in result["metadata"].get("layers", {}).items():
+        judgment_id = (layers.get(name) or {}).get("judgment_id")
+        if judgment_id is not None and isinstance(summary, dict):
+            summary["judgment_id"] = judgment_id
 
 
 def _without_ids(raw: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +237,36 @@ def stored_judgment(
     return raw, kept
 
 
-def shown_content(
+def sealed_judgment(
+    judgment: Judgment,
+    *,
+    judge: str,
+    outline_judge: str,
+    sealer: Sealer | None,
+    key_id: str | None = None,
+) -> tuple[JudgmentRecord, JudgmentRecord]:
+    """A judgment of POST /judge as answered (raw) and as stored sealed
+    (JURIST_STORE_CONTENT=sealed), with the same id and time. The judge's name is content (a
+    spec names its judge as the caller likes): it is sealed with the judgment, and the plain
+    column holds `outline_judge`, a name the service chose."""
+    assert sealer is not None, "sealed content always has a key (see content_sealer)"
+    raw = dataclasses.replace(
+        JudgmentRecord.of(judgment, judge=judge, key_id=key_id), created_at=datetime.now(UTC)
+    )
+    kept = dataclasses.replace(
+        raw,
+        judge=outline_judge,
+        judgment=judgment_outline(raw),
+        parameters=None,
+        sealed=sealer.seal(raw.id, {"judge": judge, **_content(raw)}),
+    )
+    return raw, kept
+
+
+Redact = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+async def shown_content(
     record_id: str,
     plain: dict[str, Any],
     sealed: str | None,
@@ -174,13 +274,20 @@ def shown_content(
     owner: str | None,
     reader: str | None,
     sealer: Sealer | None,
+    redact: Redact,
 ) -> tuple[dict[str, Any], RawCopy]:
-    """What a GET shows of a stored record's content: the raw content unsealed for the key
-    that made the record (`owner`, None: the operator), else the redacted copy (`plain`);
-    and what became of the raw copy."""
+    """What a GET shows of a stored record's content (`plain`: its plain columns by name),
+    and what became of its raw copy.
+
+    A record stored redacted shows the key that made it (`owner`, None: the operator) its
+    raw copy when one was kept, and anyone else its redacted copy. A record stored sealed
+    shows its owner the content unsealed, and anyone else the content unsealed then redacted
+    with `redact` (off the event loop: the redactor is CPU-bound). A record no key opens
+    shows what the plain columns hold (a redacted copy, or an outline)."""
     if sealed is None:
         return plain, "none"
-    if owner != reader:
+    outline = any(is_outline(value) for value in plain.values())
+    if owner != reader and not outline:
         return plain, "withheld"
     if sealer is None:
         return plain, "unreadable"
@@ -189,7 +296,17 @@ def shown_content(
     except SealError as exc:
         log.warning("the raw copy of record %s is not shown: %s", record_id, exc)
         return plain, "unreadable"
-    return {name: raw.get(name, value) for name, value in plain.items()}, "shown"
+    shown = {name: raw.get(name, value) for name, value in plain.items()}
+    if owner == reader:
+        return shown, "shown"
+    result = shown.get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("metadata"), dict):
+        return await redact(shown), "withheld"
+    # The service's ids hold no personal data and must name the records after redaction.
+    metadata = result["metadata"]
+    redacted = await redact(_without_ids(shown))
+    _stamp_ids(redacted["result"], metadata.get("validation_id"), metadata.get("layers", {}))
+    return redacted, "withheld"
 
 
 def _content(record: JudgmentRecord) -> dict[str, Any]:

@@ -18,11 +18,14 @@ from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal
 from jurist.server._edge import StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses, summary
+from jurist.server._outline import judge_audit, judged_by, validate_audit
 from jurist.server._records import (
     RawCopy,
     audit_detail,
     finish_validation,
     prepare_validation,
+    sealed_judgment,
+    sealed_validation,
     shown_content,
     stored_judgment,
 )
@@ -139,8 +142,13 @@ async def _within_deadline(service: Service, work: Any) -> Any:
 )
 async def validate(body: ValidationRequest, request: Request, key_id: Caller) -> Response:
     service = service_of(request)
-    # Made only if the request ends before it is stored (the stored request replaces it).
-    request.state.audit_detail = functools.partial(_request_detail, body)
+    sealing = service.config.store_content == "sealed"
+    # Made only if the request ends before it is stored (the stored request replaces it);
+    # with sealed content, an outline with no content, which the redactor need not read.
+    request.state.audit_detail = functools.partial(
+        validate_audit if sealing else _request_detail, body
+    )
+    request.state.audit_redacted = sealing
     try:
         work = service.validator.run(
             body, max_model_calls=service.config.max_model_calls, setting=MAX_CALLS_SETTING
@@ -169,14 +177,18 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     # The answer is the result as dumped for the store's raw copy, encoded now: FastAPI
     # would validate the returned model against `response_model` and dump it again.
     answer = JSONResponse(prepared.raw["result"])
-    # The redactor is CPU-bound: off the event loop, with the other requests' records that
-    # wait for it. The answer is `result`, from memory.
-    redacted = await service.redactions.redact(prepared.to_redact)
-    result, record, judgments = finish_validation(prepared, redacted, _sealing(service))
-    # The audit's detail comes from the request as stored, redacted already: the redactor's
-    # analysis, the costliest step of a request, runs once per request, not twice.
-    request.state.audit_detail = audit_detail(record.request)
-    request.state.audit_redacted = True
+    if sealing:
+        # One serialisation and one encryption per record, on the loop: no redactor.
+        result, record, judgments = sealed_validation(prepared, service.sealer)
+    else:
+        # The redactor is CPU-bound: off the event loop, with the other requests' records
+        # that wait for it. The answer is `result`, from memory.
+        redacted = await service.redactions.redact(prepared.to_redact)
+        result, record, judgments = finish_validation(prepared, redacted, _sealing(service))
+        # The audit's detail comes from the request as stored, redacted already: the
+        # redactor's analysis, the costliest step of a request, runs once, not twice.
+        request.state.audit_detail = audit_detail(record.request)
+        request.state.audit_redacted = True
     try:
         await service.require_store().save_validation(record, judgments)
     except StoreError as exc:
@@ -233,13 +245,14 @@ async def get_validation(
     # Another tenant's record answers exactly as a missing one does.
     if stored is None or not caller_of(request).may_read(stored.key_id):
         raise ServiceError(404, "not_found", f"no validation {validation_id!r}")
-    content, raw_copy = shown_content(
+    content, raw_copy = await shown_content(
         stored.id,
         {"request": stored.request, "result": stored.result},
         stored.sealed,
         owner=stored.key_id,
         reader=key_id,
         sealer=service.sealer,
+        redact=service.redactions.redact,
     )
     return StoredValidationBody(
         id=stored.id,
@@ -260,24 +273,40 @@ async def get_validation(
 )
 async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeResponse:
     service = service_of(request)
-    request.state.audit_detail = audit_detail(
-        {"output": body.context.output, **body.model_dump(exclude={"context"})}
-    )
+    sealing = service.config.store_content == "sealed"
+    if sealing:
+        request.state.audit_detail = judge_audit(body)
+        request.state.audit_redacted = True
+    else:
+        request.state.audit_detail = audit_detail(
+            {"output": body.context.output, **body.model_dump(exclude={"context"})}
+        )
     judge_ = _build_judge(service, body)
     ctx = _context(body)
     # Whatever a judge raises is an ERROR judgment with its cause, never a 500.
     judgment: Judgment = await _within_deadline(service, run_judge(judge_, ctx))
-    sealer = _sealing(service)
     # A spec may name its judge at any length; the column keeps the first 200 characters.
-    # The redactor is CPU-bound: off the event loop. The answer is `raw`, from memory.
-    raw, kept = await asyncio.to_thread(
-        stored_judgment,
-        judgment,
-        judge=judge_.name[:200],
-        key_id=key_id,
-        redactor=service.redactor,
-        sealer=sealer,
-    )
+    sealer: Sealer | None
+    if sealing:
+        sealer = service.sealer
+        raw, kept = sealed_judgment(
+            judgment,
+            judge=judge_.name[:200],
+            outline_judge=judged_by(body),
+            key_id=key_id,
+            sealer=sealer,
+        )
+    else:
+        sealer = _sealing(service)
+        # The redactor is CPU-bound: off the event loop. The answer is `raw`, from memory.
+        raw, kept = await asyncio.to_thread(
+            stored_judgment,
+            judgment,
+            judge=judge_.name[:200],
+            key_id=key_id,
+            redactor=service.redactor,
+            sealer=sealer,
+        )
     try:
         await service.require_store().save_judgment(kept)
     except StoreError as exc:
@@ -291,7 +320,8 @@ async def judge(body: JudgeRequest, request: Request, key_id: Caller) -> JudgeRe
 
 
 def _sealing(service: Service) -> Sealer | None:
-    # Raw content is kept, sealed, only when asked for; the keys alone only unseal.
+    # Redacted records keep raw content, sealed, only when asked for; the keys alone only
+    # unseal.
     return service.sealer if service.config.store_raw else None
 
 
@@ -387,19 +417,21 @@ async def get_judgment(judgment_id: str, request: Request, key_id: Caller) -> St
         raise ServiceError(503, "store_unavailable", str(exc)) from None
     if stored is None or not caller_of(request).may_read(stored.key_id):
         raise ServiceError(404, "not_found", f"no judgment {judgment_id!r}")
-    content, raw_copy = shown_content(
+    content, raw_copy = await shown_content(
         stored.id,
         _judgment_content(stored),
         stored.sealed,
         owner=stored.key_id,
         reader=key_id,
         sealer=service.sealer,
+        redact=service.redactions.redact,
     )
     return _judgment_body(stored, content, redacted=raw_copy != "shown", raw_copy=raw_copy)
 
 
 def _judgment_content(stored: StoredJudgment | JudgmentRecord) -> dict[str, Any]:
-    return {"judgment": stored.judgment, "parameters": stored.parameters}
+    # The judge's name too: a spec's name is content, sealed with the judgment.
+    return {"judge": stored.judge, "judgment": stored.judgment, "parameters": stored.parameters}
 
 
 def _judgment_body(
@@ -412,7 +444,7 @@ def _judgment_body(
     return StoredJudgmentBody(
         id=stored.id,
         created_at=stored.created_at or datetime.now(UTC),
-        judge=stored.judge,
+        judge=content["judge"],
         status=stored.status,
         score=stored.score,
         confidence=stored.confidence,

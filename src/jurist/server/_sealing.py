@@ -11,7 +11,10 @@ unseal there.
 """
 
 import json
+import logging
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -19,6 +22,11 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from jurist.core import JuristError
 
 VARIABLE = "JURIST_ENCRYPTION_KEY"
+CONTENT_VARIABLE = "JURIST_STORE_CONTENT"
+# Where a single-machine (SQLite) service keeps the key it made for itself.
+KEY_FILE = "encryption.key"
+
+log = logging.getLogger("jurist.server")
 
 
 class SealError(JuristError):
@@ -36,6 +44,60 @@ def sealer_for(store_raw: bool, keys: str) -> "Sealer | None":
             "encrypted (make a key with `jurist store new-key`)"
         )
     return None
+
+
+def content_sealer(keys: str, *, sqlite: bool, home: Path) -> tuple["Sealer", Path | None]:
+    """The sealer of a service that keeps content sealed (JURIST_STORE_CONTENT=sealed), and
+    the key file it read when it made its own key: the keys of JURIST_ENCRYPTION_KEY;
+    without them, on SQLite, a key made once into `home/encryption.key` (mode 0600) and read
+    again on every later start. Any other database is shared by replicas, which must seal
+    with one key: it is refused."""
+    if keys.strip():
+        return Sealer.parse(keys), None
+    if not sqlite:
+        raise ValueError(
+            f"{CONTENT_VARIABLE}=sealed (the default) needs {VARIABLE} on a database other "
+            "than SQLite: every replica must seal and unseal with the same key. Set "
+            f"{VARIABLE} (make a key with `jurist store new-key`), or store redacted copies "
+            f"instead with {CONTENT_VARIABLE}=redacted"
+        )
+    path = home / KEY_FILE
+    return Sealer.parse(_key_file(path)), path
+
+
+def warn_of_key_file(path: Path) -> None:
+    """Said on every start that seals with a key file: a backup or a replica without the
+    key cannot read what it seals."""
+    log.warning(
+        "records are sealed with the key in %s, made for this machine: set %s to it (and "
+        "keep a copy) so backups and replicas can be read",
+        path,
+        VARIABLE,
+    )
+
+
+def _key_file(path: Path) -> str:
+    """The key in `path`, made there first (readable by this user only) when missing."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written whole beside it, then linked in place: two processes starting at once
+        # make one key between them, and neither reads a half-written file.
+        draft = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as file:
+            file.write(new_encryption_key() + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    key = path.read_text(encoding="ascii").strip()
+    if not key:
+        raise ValueError(f"{path} holds no key: remove it to make a new one, or set {VARIABLE}")
+    return key
 
 
 def new_encryption_key() -> str:

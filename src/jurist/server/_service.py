@@ -7,6 +7,7 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from jurist.judges import Retriever
@@ -20,7 +21,7 @@ from jurist.server._rate_leases import LeasedCounter
 from jurist.server._ratelimit import RateLimiter
 from jurist.server._redaction_batch import RedactionBatch
 from jurist.server._remote_sources import RemoteSources
-from jurist.server._sealing import Sealer, sealer_for
+from jurist.server._sealing import Sealer, content_sealer, sealer_for, warn_of_key_file
 from jurist.settings import Settings
 from jurist.store import (
     AuditSpool,
@@ -68,7 +69,14 @@ class Service:
         self.auth = Authenticator(self.keys, cache_s=config.key_cache_s)
         self.metrics = Metrics()
         # Seals raw content when it is kept; its keys also unseal what was kept before.
-        self.sealer: Sealer | None = sealer_for(config.store_raw, config.encryption_key)
+        self.sealer: Sealer | None
+        self.key_file: Path | None = None  # the key this machine made itself, if any
+        if config.store_content == "sealed":
+            self.sealer, self.key_file = content_sealer(
+                config.encryption_key, sqlite=self._on_sqlite(settings), home=settings.home
+            )
+        else:
+            self.sealer = sealer_for(config.store_raw, config.encryption_key)
         self.retention: asyncio.Task[None] | None = None
         self.last_purge: PurgeReport | None = None
         self.purged = asyncio.Event()  # set after each retention pass
@@ -88,6 +96,12 @@ class Service:
         self._replay_stop = asyncio.Event()
         self._replay: asyncio.Task[None] | None = None
         self._redactor_task: asyncio.Future[Any] | None = None
+
+    @staticmethod
+    def _on_sqlite(settings: Settings) -> bool:
+        url = settings.database_url
+        # The scheme alone: a URL that does not parse is reported when the store opens.
+        return url is None or url.strip().lower().startswith("sqlite")
 
     def redactor_state(self) -> tuple[bool, str | None]:
         """Whether the redactor is built (what is stored and audited goes through it, so a
@@ -109,6 +123,8 @@ class Service:
         return self._redactor
 
     async def start(self) -> None:
+        if self.key_file is not None:  # said once logging is set up
+            warn_of_key_file(self.key_file)
         if self.store is None:
             self.store = await RecordStore.open(self.settings.database_url, self.settings)
         self._replay = asyncio.create_task(
