@@ -218,15 +218,36 @@ def test_every_setting_named_is_one_the_server_reads():
 def test_the_server_accepts_the_configuration_and_listens_on_the_pods_address(
     monkeypatch, tmp_path
 ):
-    from jurist.server import KeyRing, check_bind, load_config
+    from jurist.server import KeyRing, check_bind, load_config, new_encryption_key
 
     monkeypatch.chdir(tmp_path)  # no stray .env file joins in
     named = _object("ConfigMap")["data"] | _object("Secret")["stringData"]
     for name, value in named.items():
         monkeypatch.setenv(name, value)
+    # The Secret's placeholder key is refused by name: an example key must never seal.
+    with pytest.raises(ValueError, match="JURIST_ENCRYPTION_KEY") as refused:
+        load_config()
+    assert "jurist store new-key" in str(refused.value)
+    monkeypatch.setenv("JURIST_ENCRYPTION_KEY", new_encryption_key())  # as the operator does
     _, service = load_config()
     assert service.port == _container_port()
+    assert service.store_content == "sealed"
     check_bind("0.0.0.0", KeyRing.parse(service.api_keys))
+
+
+def test_the_replicas_are_built_with_the_key_their_shared_database_needs(monkeypatch, tmp_path):
+    from jurist.server import ServiceSettings, create_app, new_encryption_key
+    from jurist.settings import Settings
+
+    monkeypatch.chdir(tmp_path)
+    named = _object("ConfigMap")["data"] | _object("Secret")["stringData"]
+    assert named["JURIST_DATABASE_URL"].startswith("postgresql://")
+    assert "JURIST_ENCRYPTION_KEY" in _object("Secret")["stringData"]
+    for name, value in {**named, "JURIST_ENCRYPTION_KEY": new_encryption_key()}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("JURIST_HOME", str(tmp_path / "home"))
+    # Built (not started: no database answers here) with sealed content on PostgreSQL.
+    create_app(Settings(), ServiceSettings(), model="test:judge")
 
 
 def test_the_secret_holds_only_hashed_keys():
