@@ -96,14 +96,16 @@ class StoredJudgmentBody(BaseModel):
     judgment: dict[str, Any] = Field(description="the full judgment, as Judgment.to_dict()")
     redacted: bool = Field(
         False,
-        description="true when judgment and parameters are the stored, redacted copy (personal "
-        "data replaced by <ENTITY_TYPE>); false when they are the raw content",
+        description="true when judge, judgment and parameters are not the raw content: "
+        "redacted (personal data replaced by <ENTITY_TYPE>), or the content-free outline of a "
+        "sealed record no key opens; false when they are the raw content",
     )
     raw_copy: RawCopy = Field(
         "none",
-        description="the raw content kept with the record: none (only the redacted copy is "
-        "stored), shown (here), withheld (only the key that made the record sees it), "
-        "unreadable (this service has no key that unseals it)",
+        description="the raw content kept with the record (sealed): none (only a redacted "
+        "copy is stored), shown (here), withheld (only the key that made the record sees it; "
+        "this is it redacted), unreadable (this service has no key that unseals it; this is "
+        "the redacted copy, or the outline of a sealed record)",
     )
 
 
@@ -116,17 +118,23 @@ class StoredValidationBody(BaseModel):
     created_at: datetime
     # JSON objects rather than the models: the redacted copy of a request need not be a valid
     # request any more (a redacted e-mail in a field with a pattern, say).
-    request: dict[str, Any] = Field(description="the request, as POST /validate took it")
-    result: dict[str, Any] = Field(description="the result, as POST /validate answered it")
+    request: dict[str, Any] = Field(
+        description="the request, as POST /validate took it (see redacted and raw_copy)"
+    )
+    result: dict[str, Any] = Field(
+        description="the result, as POST /validate answered it (see redacted and raw_copy)"
+    )
     judgment_ids: list[str]
     redacted: bool = Field(
-        description="true when request and result are the stored, redacted copy (personal data "
-        "replaced by <ENTITY_TYPE>); false when they are the raw content"
+        description="true when request and result are not the raw content: redacted "
+        "(personal data replaced by <ENTITY_TYPE>), or the content-free outline of a sealed "
+        "record no key opens (marked \"outline\": true); false when they are the raw content"
     )
     raw_copy: RawCopy = Field(
-        description="the raw content kept with the record: none (only the redacted copy is "
-        "stored), shown (here), withheld (only the key that made the record sees it), "
-        "unreadable (this service has no key that unseals it)"
+        description="the raw content kept with the record (sealed): none (only a redacted "
+        "copy is stored), shown (here), withheld (only the key that made the record sees it; "
+        "this is it redacted), unreadable (this service has no key that unseals it; this is "
+        "the redacted copy, or the outline of a sealed record)"
     )
 
 
