@@ -306,3 +306,19 @@ async def test_a_rubric_judgment_that_errs_holds_no_rubric_report():
     assert RubricReport.of(judgment) is None
     assert judgment.cause is Cause.TIMEOUT
     assert judgment.metadata["causes"] == {"accuracy": "timeout", "style": "timeout"}
+
+
+async def test_every_call_sends_the_packages_schema_whatever_an_earlier_request_became():
+    from jurist.prompts import answer_schema
+
+    expected = answer_schema("rubric_criterion")
+    del expected["properties"]["confidence"]
+    expected["required"] = list(expected["properties"])
+    model = ScriptedModel(script=[probable({"4": 1.0})] * 4, capabilities=LOGPROB_CAPABILITIES)
+    await judge_with(model)
+    # What a middleware does to a request's schema stays in that request.
+    for request in model.requests:
+        assert request.json_schema is not None
+        request.json_schema["properties"].clear()
+    await judge_with(model)
+    assert [r.json_schema for r in model.requests[2:]] == [expected, expected]

@@ -2,6 +2,7 @@
 smaller questions of claims, coverage and sentence checks), then aggregated."""
 
 import asyncio
+import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -345,9 +346,12 @@ class RubricJudge(BaseJudge):
         )
 
 
+@functools.cache
 def _schema(stated: bool) -> dict[str, JsonValue]:
     # Reasoning comes first so the score is written after it; the stated confidence only
-    # when the model has no token probabilities to read.
+    # when the model has no token probabilities to read. Made once for each: the prompt of a
+    # call only reads it and its request holds a copy (copying it for every call was a
+    # fiftieth of a call's client CPU).
     schema: dict[str, Any] = answer_schema("rubric_criterion")
     if not stated:
         del schema["properties"]["confidence"]
