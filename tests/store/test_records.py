@@ -232,7 +232,7 @@ async def test_a_judgment_saved_alone_round_trips_with_its_time(records):
 
 async def test_audit_entries_come_newest_first_with_their_ids(records):
     start = datetime(2026, 5, 20, 12, 0, tzinfo=UTC)
-    ids = [
+    for index in range(3):
         await records.write_audit(
             AuditRecord(
                 "POST",
@@ -247,11 +247,13 @@ async def test_audit_entries_come_newest_first_with_their_ids(records):
                 at=start + timedelta(seconds=index),
             )
         )
-        for index in range(3)
-    ]
     await records.write_audit(AuditRecord("GET", "/health", 200, 0.1))
+    # Ids grow in the order entries were written, whatever time each entry gives.
+    written = {(e.method, e.status_code): e.id for e in await records.audit_entries(limit=4)}
+    ids = [written["POST", 200], written["POST", 201], written["POST", 202]]
     assert ids == sorted(ids)
     assert len(set(ids)) == 3
+    assert written["GET", 200] > ids[2]  # the bare one came last
 
     entries = await records.audit_entries(limit=3)
     assert [entry.status_code for entry in entries] == [200, 202, 201]  # the bare one is now
