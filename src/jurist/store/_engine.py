@@ -45,9 +45,12 @@ _DRIVERS = {
 }
 _EXPECTED = "expected sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
 
+# How long a write waits for a busy SQLite file before it fails as unavailable.
+BUSY_TIMEOUT_S = 5.0
+
 _SQLITE_PRAGMAS = (
     # First, so that switching to WAL waits for a busy database instead of failing.
-    "PRAGMA busy_timeout=5000",
+    f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}",
     "PRAGMA journal_mode=WAL",
     # NORMAL would skip the sync at each commit: with WAL the file stays whole, but a power
     # cut could lose the last commits, answered as saved (measured: about twice the

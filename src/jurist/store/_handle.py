@@ -73,10 +73,10 @@ class Transactional(EngineHandle):
         """A write transaction of its own, in its turn (SQLite has one writer at a time: the
         engine's writers take turns with its group commit, see `GroupCommit`)."""
         async with contextlib.AsyncExitStack() as turn:
-            write_turn = GroupCommit.of(self._engine).turn
-            if write_turn is not None:
-                await turn.enter_async_context(write_turn)
             try:
+                write_turn = GroupCommit.of(self._engine).turn
+                if write_turn is not None:
+                    await turn.enter_async_context(write_turn)
                 async with writer(self._engine).begin() as connection:
                     yield connection
             except DATABASE_ERRORS as exc:
