@@ -5,13 +5,16 @@ key for the bench with `jurist keys new --rate-limit`, sets JURIST_RATE_LIMIT ex
 high (the default limit answers 429 to any load test from one address), and drives
 schema-only POST /validate with wrk (one thread, `--connections` each of 16 and 64,
 `--duration` seconds after a warm-up of 3 s). Persistence and audit are as deployed: every
-validation stored before it is answered, every request's audit record (redacted) written.
-Every request's output differs (a counter in it), so no cache of content answers for the
-service. With `--workers 2` too, and on PostgreSQL when `--postgres` is given.
+validation stored before it is answered, its content sealed (JURIST_STORE_CONTENT=sealed,
+the default; an inherited JURIST_STORE_CONTENT is ignored), every request's audit record (a
+content-free outline) written. On PostgreSQL the service is given a fresh
+JURIST_ENCRYPTION_KEY, as a deployment sets one. Every request's output differs (a counter
+in it), so no cache of content answers for the service. With `--workers 2` too, and on
+PostgreSQL when `--postgres` is given.
 
-`--diagnostic` adds a row whose service keeps stored and audited content unredacted (a
-redactor that keeps every text): the HTTP path's own cost, without Presidio's analysis of
-each record. Not a configuration to deploy.
+`--diagnostic` adds a row whose service stores redacted content instead
+(JURIST_STORE_CONTENT=redacted, the default before sealing): every stored record and audit
+detail goes through Presidio's analysis on the write path, which shows what that costs.
 
 The floor row runs bench/floor_app.py (FastAPI reading the body, jsonschema_rs validating
 it, a JSON answer; nothing stored) under the same uvicorn settings: what any Python service
@@ -51,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.fernet import Fernet
 from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -205,14 +209,7 @@ class Server:
             process.wait()
 
 
-def unredacted(text: str) -> str:
-    """A redactor that keeps every text (JURIST_REDACTOR=serve_load:unredacted): the
-    diagnostic rows' measure of what Presidio's redaction of stored and audited content costs.
-    Not a configuration to deploy."""
-    return text
-
-
-def jurist_env(home: Path, database: str, redactor: str | None = None) -> dict[str, str]:
+def jurist_env(home: Path, database: str, content: str | None = None) -> dict[str, str]:
     env = {
         **os.environ,
         "JURIST_HOME": str(home),
@@ -222,12 +219,22 @@ def jurist_env(home: Path, database: str, redactor: str | None = None) -> dict[s
         "JURIST_RATE_LIMIT": BENCH_RATE,
         "PROMETHEUS_MULTIPROC_DIR": str(home / "metrics"),
     }
-    # As deployed: the default log level (a JSON line per request, to the log file).
-    for name in ("JUDGE_MODEL", "JURIST_API_KEYS", "LOG_LEVEL", "LOG_VALIDATION_RESULTS"):
+    # As deployed: the default log level (a JSON line per request, to the log file) and
+    # the default storage of content, unless the row asks for another.
+    for name in (
+        "JUDGE_MODEL",
+        "JURIST_API_KEYS",
+        "LOG_LEVEL",
+        "LOG_VALIDATION_RESULTS",
+        "JURIST_STORE_CONTENT",
+        "JURIST_ENCRYPTION_KEY",
+    ):
         env.pop(name, None)
-    if redactor is not None:
-        env["JURIST_REDACTOR"] = redactor
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BENCH), env.get("PYTHONPATH")]))
+    if content is not None:
+        env["JURIST_STORE_CONTENT"] = content
+    if not database.startswith("sqlite"):
+        # Replicas on one database share a key, set by the deployment; SQLite makes its own.
+        env["JURIST_ENCRYPTION_KEY"] = Fernet.generate_key().decode("ascii")
     return env
 
 
@@ -352,18 +359,18 @@ def jurist_rows(
     postgres: str | None,
     workers: int,
     *,
-    redactor: str | None = None,
+    content: str | None = None,
 ) -> list[Row]:
     home.mkdir(parents=True)
     (home / "metrics").mkdir()
     with database(store, home, postgres) as url:
-        env = jurist_env(home, url, redactor)
+        env = jurist_env(home, url, content)
         secret = make_key(env)
         command = [sys.executable, "-m", "jurist.cli", "serve", "--port", str(args.port)]
         command += ["--workers", str(workers)]
         script = wrk_script(home / "post.lua", secret)
         with Server(command, env, args.port, home / "serve.log", "/ready") as server:
-            name = "jurist" if redactor is None else "jurist, unredacted (diagnostic)"
+            name = "jurist" if content is None else f"jurist, {content} content (diagnostic)"
             return runs(server, script, (name, store, workers), args)
 
 
@@ -402,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--diagnostic",
         action="store_true",
-        help="add rows with a redactor that keeps every text, to show what redaction costs",
+        help="add a row storing redacted content (JURIST_STORE_CONTENT=redacted), to show "
+        "what redacting every record on the write path costs",
     )
     parser.add_argument("--port", type=int, default=18051, help="the port servers listen on")
     args = parser.parse_args(argv)
@@ -435,9 +443,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for workers in args.workers:
                 rows += jurist_rows(args, root / f"{store}-{workers}", store, url, workers)
         if args.diagnostic:
-            rows += jurist_rows(
-                args, root / "diagnostic", "sqlite", None, 1, redactor="serve_load:unredacted"
-            )
+            rows += jurist_rows(args, root / "diagnostic", "sqlite", None, 1, content="redacted")
     RESULTS.parent.mkdir(exist_ok=True)
     with RESULTS.open("a", encoding="utf-8") as out:
         for row in rows:

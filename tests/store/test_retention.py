@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
+from cryptography.fernet import Fernet
 
 from jurist import Judgment, NumericScore
 from jurist.server import ConfigError, ServiceSettings, load_config
@@ -194,7 +195,12 @@ async def test_the_service_applies_its_retention_when_it_starts(records, databas
     settings = Settings(
         JURIST_HOME=str(tmp_path / "home"), JURIST_CACHE="0", JURIST_DATABASE_URL=database_url
     )
-    config = ServiceSettings(JURIST_RETENTION_DAYS="30", JURIST_RATE_LIMIT="none")
+    # A key: sealed content on PostgreSQL needs one (on SQLite it spares a key file).
+    config = ServiceSettings(
+        JURIST_RETENTION_DAYS="30",
+        JURIST_RATE_LIMIT="none",
+        JURIST_ENCRYPTION_KEY=Fernet.generate_key().decode(),
+    )
     service = Service(
         settings,
         config,

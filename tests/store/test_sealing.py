@@ -81,7 +81,9 @@ def test_raw_storage_without_a_key_is_refused():
 
 def test_the_service_refuses_to_start_storing_raw_without_a_key(tmp_path):
     settings = Settings(JURIST_HOME=str(tmp_path), JURIST_CACHE="0")
-    config = ServiceSettings(JURIST_STORE_RAW="true")
+    # Sealed content (the default) makes its own key on SQLite; redacted content with a raw
+    # copy needs one given.
+    config = ServiceSettings(JURIST_STORE_RAW="true", JURIST_STORE_CONTENT="redacted")
     with pytest.raises(ConfigError, match="JURIST_STORE_RAW=true needs JURIST_ENCRYPTION_KEY"):
         create_app(settings, config, model="test:judge")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from jurist.core import Cause
 from jurist.store import JudgmentRecord
-from jurist.validation import ValidationRequest, ValidationResult
+from jurist.validation import ValidationRequest
 
 if TYPE_CHECKING:  # the request models import `_records`, which imports this module
     from jurist.server._schemas import JudgeRequest
@@ -42,19 +42,20 @@ def request_outline(body: ValidationRequest) -> dict[str, Any]:
     }
 
 
-def result_outline(result: ValidationResult) -> dict[str, Any]:
-    """A validation result without its content: the verdict, scores, each issue's
-    severity and kind (not its message, location or suggestion, which quote the output),
-    how many criteria passed and failed, and the metadata (ids, layers, counts, usage)."""
+def result_outline(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A validation result (as dumped to JSON) without its content: the verdict, scores,
+    each issue's severity and kind (not its message, location or suggestion, which quote
+    the output), how many criteria passed and failed, and the metadata (ids, layers, counts,
+    usage), which the service made itself."""
     return {
         OUTLINE: True,
-        "valid": result.valid,
-        "confidence": result.confidence,
-        "quality_score": result.quality_score,
-        "issues": [{"severity": str(i.severity), "type": str(i.type)} for i in result.issues],
-        "passed_criteria": len(result.passed_criteria),
-        "failed_criteria": len(result.failed_criteria),
-        "metadata": result.metadata.model_dump(mode="json", exclude_none=True),
+        "valid": result["valid"],
+        "confidence": result["confidence"],
+        "quality_score": result["quality_score"],
+        "issues": [{"severity": i["severity"], "type": i["type"]} for i in result["issues"]],
+        "passed_criteria": len(result["passed_criteria"]),
+        "failed_criteria": len(result["failed_criteria"]),
+        "metadata": result["metadata"],
     }
 
 

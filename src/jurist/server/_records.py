@@ -109,7 +109,7 @@ def sealed_validation(
     record = _validation_record(
         prepared,
         request=request_outline(prepared.body),
-        result=result_outline(result),
+        result=result_outline(prepared.raw["result"]),
         sealed=sealer.seal(_validation_id(prepared), prepared.raw),
     )
     judgments = [
