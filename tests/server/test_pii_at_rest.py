@@ -384,6 +384,9 @@ def test_raw_content_is_kept_only_sealed_and_shown_to_its_owner(
     with running.client(owner) as alice:
         stored = alice.get(f"/validations/{validation_id}").json()
         judgment = alice.get(f"/judgments/{judgment_id}").json()
+        named = alice.get(f"/judgments/{answers['named']['id']}").json()
+    if content == "sealed":  # the name a spec gave its judge is content, sealed with it
+        assert named["judge"] == answers["named"]["judge"]
     # The owner gets back exactly what was answered.
     assert stored["raw_copy"] == "shown"
     assert stored["redacted"] is False
