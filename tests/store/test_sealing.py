@@ -1,11 +1,20 @@
 """Raw content sealed at rest: round trip, wrong keys, rotation, and the settings that ask
 for it."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from cryptography.fernet import Fernet
 
 from jurist.server import ConfigError, ServiceSettings, create_app, load_config
-from jurist.server._sealing import Sealer, SealError, new_encryption_key, sealer_for
+from jurist.server._sealing import (
+    Sealer,
+    SealError,
+    content_sealer,
+    new_encryption_key,
+    sealer_for,
+)
 from jurist.settings import Settings
 
 CONTENT = {"request": {"output": "mail ada@example.com", "n": [1, 2.5, None, True]}}
@@ -101,3 +110,40 @@ def test_the_key_is_never_shown_in_the_settings_repr():
     config = ServiceSettings(JURIST_ENCRYPTION_KEY=key)
     assert key not in repr(config)
     assert repr(Sealer.parse(key)) == "Sealer(1 key)"
+
+
+def test_a_key_made_for_sealed_content_is_made_once_even_by_processes_starting_together(
+    tmp_path,
+):
+    home = tmp_path / "home"
+    barrier = threading.Barrier(8)
+
+    def start() -> str:
+        barrier.wait()
+        sealer, path = content_sealer("", sqlite=True, home=home)
+        assert path == home / "encryption.key"
+        return sealer.seal("r1", {"n": 1})
+
+    with ThreadPoolExecutor(8) as pool:
+        tokens = list(pool.map(lambda _: start(), range(8)))
+    key = (home / "encryption.key").read_text().strip()
+    # Every one of them sealed with the one key in the file; no draft is left beside it.
+    assert all(Sealer.parse(key).unseal("r1", token) == {"n": 1} for token in tokens)
+    assert sorted(p.name for p in home.iterdir()) == ["encryption.key"]
+
+
+def test_a_key_file_with_no_key_is_refused_by_name(tmp_path):
+    (tmp_path / "encryption.key").write_text("\n")
+    with pytest.raises(ValueError, match=r"encryption\.key holds no key"):
+        content_sealer("", sqlite=True, home=tmp_path)
+
+
+def test_sealed_content_takes_the_given_key_and_needs_one_beyond_sqlite(tmp_path):
+    key = new_encryption_key()
+    sealer, path = content_sealer(key, sqlite=False, home=tmp_path)
+    assert path is None
+    assert Sealer.parse(key).unseal("r", sealer.seal("r", {"a": 1})) == {"a": 1}
+    with pytest.raises(ValueError, match="JURIST_ENCRYPTION_KEY") as refused:
+        content_sealer(" ", sqlite=False, home=tmp_path)
+    assert "JURIST_STORE_CONTENT=redacted" in str(refused.value)
+    assert not (tmp_path / "encryption.key").exists()

@@ -13,6 +13,7 @@ unseal there.
 import json
 import logging
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -82,8 +83,8 @@ def _key_file(path: Path) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Written whole beside it, then linked in place: two processes starting at once
         # make one key between them, and neither reads a half-written file.
-        draft = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
+        draft = Path(name)
         with os.fdopen(fd, "w", encoding="ascii") as file:
             file.write(new_encryption_key() + "\n")
             file.flush()
