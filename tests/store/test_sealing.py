@@ -147,3 +147,9 @@ def test_sealed_content_takes_the_given_key_and_needs_one_beyond_sqlite(tmp_path
         content_sealer(" ", sqlite=False, home=tmp_path)
     assert "JURIST_STORE_CONTENT=redacted" in str(refused.value)
     assert not (tmp_path / "encryption.key").exists()
+
+
+def test_content_orjson_cannot_write_is_sealed_all_the_same():
+    sealer = Sealer.parse(new_encryption_key())
+    content = {"output": {"big": 2**70, "text": "é ☃"}, "n": [1, 2.5, None, True]}
+    assert sealer.unseal("r", sealer.seal("r", content)) == content

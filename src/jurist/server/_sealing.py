@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from jurist.core import JuristError
@@ -133,8 +134,12 @@ class Sealer:
 
     def seal(self, record_id: str, content: Mapping[str, Any]) -> str:
         """`content` as a token (ASCII) that only these keys unseal, for record `record_id`."""
-        payload = json.dumps({"id": record_id, "content": content}, separators=(",", ":"))
-        return self._fernet.encrypt(payload.encode("utf-8")).decode("ascii")
+        sealed = {"id": record_id, "content": content}
+        try:
+            payload = orjson.dumps(sealed, default=dict)
+        except orjson.JSONEncodeError:  # what orjson does not write (an int past 64 bits)
+            payload = json.dumps(sealed, separators=(",", ":")).encode("utf-8")
+        return self._fernet.encrypt(payload).decode("ascii")
 
     def unseal(self, record_id: str, token: str) -> dict[str, Any]:
         """The content sealed for record `record_id`; `SealError` when no key opens it or it
