@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from jurist import __version__
@@ -16,7 +15,7 @@ from jurist.judges import UnknownSource
 from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal
-from jurist.server._edge import StrictJsonRoute
+from jurist.server._edge import JsonAnswer, StrictJsonRoute
 from jurist.server._errors import FieldError, ServiceError, error_responses, summary
 from jurist.server._outline import judge_audit, judged_by, validate_audit
 from jurist.server._records import (
@@ -176,7 +175,7 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     )
     # The answer is the result as dumped for the store's raw copy, encoded now: FastAPI
     # would validate the returned model against `response_model` and dump it again.
-    answer = JSONResponse(prepared.raw["result"])
+    answer = JsonAnswer(prepared.raw["result"])
     if sealing:
         # One serialisation and one encryption per record, on the loop: no redactor.
         result, record, judgments = sealed_validation(prepared, service.sealer)
