@@ -73,7 +73,8 @@ import httpx
 from simulated_model import Call, Chain, SimulatedModel, chains, critical_path
 
 from jurist.llm import load_redactor, redact_json
-from jurist.server._records import audit_detail, stored_validation
+from jurist.server import Sealer, new_encryption_key
+from jurist.server._records import audit_detail, prepare_validation, sealed_validation
 from jurist.settings import Settings
 from jurist.store import AuditRecord, RecordStore
 from jurist.validation import ValidationRequest, Validator
@@ -233,6 +234,7 @@ async def part_inprocess(args: argparse.Namespace, home: Path) -> list[Latency]:
         # As the app's audit hook does it: in a worker thread, off the event loop.
         await asyncio.to_thread(redact_json, detail, redactor)
 
+    sealer = Sealer.parse(new_encryption_key())
     async with await RecordStore.open(f"sqlite:///{home / 'inprocess.sqlite3'}", settings) as store:
 
         async def run_and_save() -> None:
@@ -240,7 +242,9 @@ async def part_inprocess(args: argparse.Namespace, home: Path) -> list[Latency]:
             validation = await validator.run(body)
             if not validation.result.valid:
                 raise SystemExit(f"schema-only request not valid: {validation.result.issues}")
-            _, record, judgments = stored_validation(body, validation, request_sha256=sha)
+            # As the service stores it by default: sealed, with an outline in plain columns.
+            prepared = prepare_validation(body, validation, request_sha256=sha)
+            _, record, judgments = sealed_validation(prepared, sealer)
             await store.save_validation(record, judgments)
 
         async def write() -> None:

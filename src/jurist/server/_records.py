@@ -180,21 +180,6 @@ def finish_validation(
     return result, record, kept_judgments
 
 
-def stored_validation(
-    body: ValidationRequest,
-    validation: Validation,
-    *,
-    request_sha256: str,
-    redactor: Redactor,
-    key_id: str | None = None,
-    sealer: Sealer | None = None,
-) -> tuple[ValidationResult, ValidationRecord, list[JudgmentRecord]]:
-    """`prepare_validation`, the redactor, then `finish_validation`, in one call. CPU-bound
-    (the redactor): run it in a worker thread."""
-    prepared = prepare_validation(body, validation, request_sha256=request_sha256, key_id=key_id)
-    return finish_validation(prepared, redact_json(prepared.to_redact, redactor), sealer)
-
-
 def _stamp_ids(result: dict[str, Any], validation_id: Any, layers: Mapping[str, Any]) -> None:
     """The validation's and its layers' judgment ids written back into a redacted result
     (`layers`: the layer summaries that hold them, as JSON)."""
