@@ -181,3 +181,28 @@ def test_sealed_records_and_their_audit_detail_need_no_redactor_and_hold_no_cont
     text = json.dumps(list(entries.values()))
     for piece in ("jane.roe", "212-555-0187", "4111", "Mentions a contact", "customer", "reply"):
         assert piece not in text, piece
+
+
+class BrokenRedactor:
+    def redact(self, text: str) -> str:
+        raise RuntimeError("the NER model could not be loaded")
+
+
+def test_an_admin_read_whose_redactor_fails_answers_503_with_the_cause_and_no_content(serve):
+    owner, admin = "o" * 20, "a" * 20
+    running = serve(
+        redactor=BrokenRedactor(),
+        config={"JURIST_API_KEYS": f"alice:{owner},root:admin:{admin}"},
+    )
+    with running.client(owner) as alice:
+        answer = alice.post("/validate", json=SCHEMA_ONLY)
+        assert answer.status_code == 200
+        validation_id = answer.json()["metadata"]["validation_id"]
+        # The owner's read needs no redactor.
+        assert alice.get(f"/validations/{validation_id}").status_code == 200
+    with running.client(admin) as root:
+        seen = root.get(f"/validations/{validation_id}")
+    assert seen.status_code == 503
+    assert seen.json()["error"] == "redactor_unavailable"
+    assert "RuntimeError: the NER model could not be loaded" in seen.json()["message"]
+    assert "jane.roe@example.com" not in seen.text
