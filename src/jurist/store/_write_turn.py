@@ -8,7 +8,10 @@ workers answered 1.1x what one did). Here the writers of a process queue on an a
 then take an advisory lock on a file beside the database (`<database>-writer`) before they
 begin: at once when it is free, else waited for by a thread of the process's own, which the
 kernel wakes as soon as the other process lets it go. The event loop goes on serving the
-process's other requests meanwhile.
+process's other requests meanwhile. A second file (`<database>-writer-next`) is held while
+waiting, so a process that has just let the turn go queues behind the one waiting for it:
+two busy processes take turns (without it, one took the turn again and again, and a request
+of the other waited up to 0.9 s at 16 connections).
 
 A writer that cannot have the turn within the database's busy timeout gets a TimeoutError (an
 unavailable database, as a busy file always was): a process stopped while holding it does not
@@ -31,21 +34,24 @@ class WriteTurn:
 
     def __init__(self, database: str | None) -> None:
         self._local = asyncio.Lock()
-        self._fd: int | None = None
-        # One thread that waits in the kernel for the file's lock: woken the moment it is let
-        # go, where polling from the event loop lost the turn to a process that takes it
+        self._files: _Files | None = None
+        # One thread that waits in the kernel for the files' locks: woken the moment they are
+        # let go, where polling from the event loop lost the turn to a process that takes it
         # again at once. One thread, so a wait given up and still blocked (a process stopped
         # while holding the turn) holds no more than itself.
         self._waiter: ThreadPoolExecutor | None = None
         if database and database != ":memory:" and not database.startswith("file::memory:"):
-            self._fd = os.open(f"{database}-writer", os.O_RDWR | os.O_CREAT, 0o600)
+            self._files = _Files(
+                os.open(f"{database}-writer", os.O_RDWR | os.O_CREAT, 0o600),
+                os.open(f"{database}-writer-next", os.O_RDWR | os.O_CREAT, 0o600),
+            )
             self._waiter = ThreadPoolExecutor(1, thread_name_prefix="jurist-write-turn")
-            weakref.finalize(self, _close, self._fd, self._waiter)
+            weakref.finalize(self, _close, self._files, self._waiter)
 
     async def __aenter__(self) -> None:
         await self._local.acquire()
         try:
-            await self._take_file()
+            await self._take_files()
         except BaseException:
             self._local.release()
             raise
@@ -57,28 +63,39 @@ class WriteTurn:
         traceback: TracebackType | None,
     ) -> None:
         try:
-            if self._fd is not None:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            if self._files is not None:
+                fcntl.flock(self._files.turn, fcntl.LOCK_UN)
         finally:
             self._local.release()
 
-    async def _take_file(self) -> None:
-        fd, waiter = self._fd, self._waiter
-        if fd is None or waiter is None:
+    async def _take_files(self) -> None:
+        files, waiter = self._files, self._waiter
+        if files is None or waiter is None:
             return
+        # The turn is taken through the "next" lock, held only while waiting for the turn:
+        # a process that has just let the turn go must queue behind the one already waiting
+        # for it, so two busy processes take turns rather than one taking it again and again.
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
+            fcntl.flock(files.next, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            pass
-        wait = _Wait(fd)
+            queued = False
+        else:
+            queued = True
+            try:
+                fcntl.flock(files.turn, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pass
+            else:
+                fcntl.flock(files.next, fcntl.LOCK_UN)
+                return
+        wait = _Wait(files, queued=queued)
         try:
             await asyncio.wait_for(
                 asyncio.wrap_future(waiter.submit(wait.take)), timeout=BUSY_TIMEOUT_S
             )
         except asyncio.CancelledError:
             if wait.give_up():  # taken as the wait ended: let it go, nobody will use it
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                fcntl.flock(files.turn, fcntl.LOCK_UN)
             raise
         except TimeoutError:
             if wait.give_up():  # taken as the wait ended: the turn is ours after all
@@ -88,31 +105,45 @@ class WriteTurn:
             ) from None
 
 
-class _Wait:
-    """One wait for the file's lock in the waiter thread, which a caller may give up: if the
-    lock comes after that, the thread lets it go at once."""
+class _Files:
+    def __init__(self, turn: int, next: int) -> None:
+        self.turn = turn  # held while writing
+        self.next = next  # held while waiting for the turn: one process waits at a time
 
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
+
+class _Wait:
+    """One wait for the turn in the waiter thread, which a caller may give up: if the turn
+    comes after that, the thread lets it go at once."""
+
+    def __init__(self, files: _Files, *, queued: bool) -> None:
+        self._files = files
+        self._queued = queued  # the "next" lock is held already
         self._guard = threading.Lock()
         self._given_up = False
         self._taken = False
 
     def take(self) -> None:
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        files = self._files
+        if not self._queued:
+            fcntl.flock(files.next, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(files.turn, fcntl.LOCK_EX)
+        finally:
+            fcntl.flock(files.next, fcntl.LOCK_UN)
         with self._guard:
             if self._given_up:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                fcntl.flock(files.turn, fcntl.LOCK_UN)
             else:
                 self._taken = True
 
     def give_up(self) -> bool:
-        """Give the wait up; whether the lock was taken for the caller before that."""
+        """Give the wait up; whether the turn was taken for the caller before that."""
         with self._guard:
             self._given_up = not self._taken
             return self._taken
 
 
-def _close(fd: int, waiter: ThreadPoolExecutor) -> None:
+def _close(files: _Files, waiter: ThreadPoolExecutor) -> None:
     waiter.shutdown(wait=False, cancel_futures=True)
-    os.close(fd)
+    os.close(files.turn)
+    os.close(files.next)
