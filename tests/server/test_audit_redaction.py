@@ -48,9 +48,7 @@ def test_a_validation_is_redacted_once_and_audited_redacted(serve, database):
 
 def test_a_refused_validation_is_still_audited_redacted(serve, database):
     redactor = CountingRedactor()
-    running = serve(
-        redactor=redactor, settings={"ENABLE_FACT_CHECKING": "false"}, config=REDACTED
-    )
+    running = serve(redactor=redactor, settings={"ENABLE_FACT_CHECKING": "false"}, config=REDACTED)
     # Read, then refused by the validator (a layer switched off here): the route's detail
     # was never stored, so the audit log redacts it itself.
     body = {"output": SECRET, "validation_types": ["facts"]}

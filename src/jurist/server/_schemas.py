@@ -128,7 +128,7 @@ class StoredValidationBody(BaseModel):
     redacted: bool = Field(
         description="true when request and result are not the raw content: redacted "
         "(personal data replaced by <ENTITY_TYPE>), or the content-free outline of a sealed "
-        "record no key opens (marked \"outline\": true); false when they are the raw content"
+        'record no key opens (marked "outline": true); false when they are the raw content'
     )
     raw_copy: RawCopy = Field(
         description="the raw content kept with the record (sealed): none (only a redacted "
