@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jurist.llm import Redactor, redact_json
+from jurist.server._errors import ServiceError
 
 
 class RedactionBatch:
@@ -25,6 +26,20 @@ class RedactionBatch:
         self._max_batch = max_batch
         self._waiting: list[tuple[Any, asyncio.Future[Any]]] = []
         self._drain: asyncio.Task[None] | None = None
+
+    async def redact_for_reading(self, value: Any) -> Any:
+        """`redact`, for a read of sealed content by someone other than its owner: a redactor
+        that fails (it could not be built, or broke on the text) answers 503 with its
+        cause, never a 500, and shows nothing unredacted."""
+        try:
+            return await self.redact(value)
+        except Exception as exc:  # noqa: BLE001 - whatever broke, the reader hears why
+            raise ServiceError(
+                503,
+                "redactor_unavailable",
+                "this key may read the record only redacted, and the redactor failed: "
+                f"{type(exc).__name__}: {str(exc)[:300]}",
+            ) from None
 
     async def redact(self, value: Any) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

@@ -3,7 +3,6 @@
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -199,25 +198,6 @@ async def validate(body: ValidationRequest, request: Request, key_id: Caller) ->
     return answer
 
 
-def _redacting(service: Service) -> Callable[[Any], Awaitable[Any]]:
-    """The redactor as a read of sealed content uses it: a redactor that fails (it could not
-    be built, or broke on the text) answers 503 with its cause, never a 500, and shows
-    nothing unredacted."""
-
-    async def redact(value: Any) -> Any:
-        try:
-            return await service.redactions.redact(value)
-        except Exception as exc:  # noqa: BLE001 - whatever broke, the reader hears why
-            raise ServiceError(
-                503,
-                "redactor_unavailable",
-                "this key may read the record only redacted, and the redactor failed: "
-                f"{type(exc).__name__}: {str(exc)[:300]}",
-            ) from None
-
-    return redact
-
-
 def _request_detail(body: ValidationRequest) -> dict[str, Any]:
     return audit_detail(body.model_dump(mode="json"))
 
@@ -271,7 +251,7 @@ async def get_validation(
         owner=stored.key_id,
         reader=key_id,
         sealer=service.sealer,
-        redact=_redacting(service),
+        redact=service.redactions.redact_for_reading,
     )
     return StoredValidationBody(
         id=stored.id,
@@ -443,7 +423,7 @@ async def get_judgment(judgment_id: str, request: Request, key_id: Caller) -> St
         owner=stored.key_id,
         reader=key_id,
         sealer=service.sealer,
-        redact=_redacting(service),
+        redact=service.redactions.redact_for_reading,
     )
     return _judgment_body(stored, content, redacted=raw_copy != "shown", raw_copy=raw_copy)
 
