@@ -16,9 +16,10 @@ PostgreSQL when `--postgres` is given.
 (JURIST_STORE_CONTENT=redacted, the default before sealing): every stored record and audit
 detail goes through Presidio's analysis on the write path, which shows what that costs.
 
-The floor row runs bench/floor_app.py (FastAPI reading the body, jsonschema_rs validating
-it, a JSON answer; nothing stored) under the same uvicorn settings: what any Python service
-doing this work over HTTP costs on this machine.
+The floor rows run bench/floor_app.py (FastAPI reading the body, jsonschema_rs validating
+it, a JSON answer; nothing stored) under the same uvicorn settings, with each `--workers`
+count: what any Python service doing this work over HTTP costs on this machine, and what a
+second process gives it.
 
 Per row: requests/s, wrk's P50 and P99 latency, non-2xx answers and socket errors, and the
 server's CPU time per request (user + system of the server process and its workers, read
@@ -374,14 +375,15 @@ def jurist_rows(
             return runs(server, script, (name, store, workers), args)
 
 
-def floor_rows(args: argparse.Namespace, home: Path) -> list[Row]:
+def floor_rows(args: argparse.Namespace, home: Path, workers: int) -> list[Row]:
     home.mkdir(parents=True)
     command = [sys.executable, "-m", "uvicorn", "floor_app:app", "--app-dir", str(BENCH)]
     command += ["--port", str(args.port), "--log-level", "warning", "--no-access-log"]
+    command += ["--workers", str(workers)]
     script = wrk_script(home / "post.lua", None)
     env = dict(os.environ)
     with Server(command, env, args.port, home / "floor.log", "/docs") as server:
-        return runs(server, script, ("floor app", "none", 1), args)
+        return runs(server, script, ("floor app", "none", workers), args)
 
 
 def _ints(text: str, name: str, parser: argparse.ArgumentParser) -> list[int]:
@@ -432,7 +434,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ):
         root = Path(directory)
         if not args.no_floor:
-            rows += floor_rows(args, root / "floor")
+            # With each worker count too: what more processes give on this machine's cores
+            # (wrk shares them) when nothing is stored.
+            for workers in args.workers:
+                rows += floor_rows(args, root / f"floor-{workers}", workers)
         stores: list[tuple[str, str | None]] = [("sqlite", None)]
         if args.postgres:
             url = args.postgres
