@@ -49,3 +49,12 @@ def test_the_same_schema_shares_one_judge_and_another_gets_its_own() -> None:
     other = _request({"type": "object", "required": ["m"]})
     assert first.schema_judge is again.schema_judge
     assert first.schema_judge is not other.schema_judge
+
+
+def test_a_nan_is_written_as_the_json_module_writes_it_never_as_null() -> None:
+    # orjson alone would write null: a stored NaN must not come back as a null.
+    text = dump_json({"score": float("nan"), "high": float("inf")})
+    assert (
+        text
+        == json.dumps({"score": float("nan"), "high": float("inf")}, separators=(",", ":")).encode()
+    )

@@ -20,6 +20,7 @@ from jurist.core._errors import JuristError
 from jurist.core._jsonsafe import (
     NotJsonSafeError,
     dump_json,
+    exact_json,
     to_json_safe,
     to_json_text,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "combined_kind",
     "counted",
     "dump_json",
+    "exact_json",
     "gather_ordered",
     "judge",
     "judge_name",

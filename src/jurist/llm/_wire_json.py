@@ -14,10 +14,11 @@ goes to the standard module at once.
 """
 
 import json
-import math
 from typing import Any
 
 import orjson
+
+from jurist.core import exact_json
 
 # orjson reads an integer beyond 64 bits as a float where the json module keeps it whole.
 # Such an integer has 19 digits or more: a body with a run of 19 digits (in a number or in a
@@ -45,11 +46,8 @@ def decode_body(body: bytes | str) -> Any:
 def encode_body(payload: Any) -> bytes:
     """A request body as UTF-8 JSON bytes: compact, non-ASCII kept, NaN refused (what the
     SDKs' own encoder sends)."""
-    try:
-        encoded = orjson.dumps(payload)
-    except TypeError:
-        encoded = None
-    if encoded is None or (b"null" in encoded and _has_non_finite(payload)):
+    encoded = exact_json(payload)
+    if encoded is None:
         # Refused by orjson (a big integer, a lone surrogate, a type it does not know), or a
         # NaN it would have sent as null: the standard encoder's answer, or its error.
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -57,24 +55,9 @@ def encode_body(payload: Any) -> bytes:
     return encoded
 
 
-def _has_non_finite(value: Any) -> bool:
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_has_non_finite(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(_has_non_finite(v) for v in value)
-    return False
-
-
 def schema_key(schema: Any) -> bytes | str:
     """The text of a JSON schema with its keys sorted: what its compiled validator is kept
     by, made once per call. orjson's, or the json module's where orjson would refuse it or
     write a NaN as null (two schemas that differ must not share a key)."""
-    try:
-        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return json.dumps(schema, sort_keys=True)
-    if b"null" in key and _has_non_finite(schema):
-        return json.dumps(schema, sort_keys=True)
-    return key
+    key = exact_json(schema, sort_keys=True)
+    return json.dumps(schema, sort_keys=True) if key is None else key

@@ -18,10 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from jurist.core import JuristError
+from jurist.core import JuristError, dump_json
 
 VARIABLE = "JURIST_ENCRYPTION_KEY"
 CONTENT_VARIABLE = "JURIST_STORE_CONTENT"
@@ -134,11 +133,7 @@ class Sealer:
 
     def seal(self, record_id: str, content: Mapping[str, Any]) -> str:
         """`content` as a token (ASCII) that only these keys unseal, for record `record_id`."""
-        sealed = {"id": record_id, "content": content}
-        try:
-            payload = orjson.dumps(sealed, default=dict)
-        except orjson.JSONEncodeError:  # what orjson does not write (an int past 64 bits)
-            payload = json.dumps(sealed, separators=(",", ":")).encode("utf-8")
+        payload = dump_json({"id": record_id, "content": dict(content)})
         return self._fernet.encrypt(payload).decode("ascii")
 
     def unseal(self, record_id: str, token: str) -> dict[str, Any]:

@@ -105,7 +105,7 @@ class GroupCommit:
                     await self._commit(batch)
                 else:
                     try:
-                        await self.turn.__aenter__()
+                        await self.turn.acquire()
                     except OSError as exc:  # another process kept the turn too long
                         self._unavailable(batch, exc)
                         batch = []
@@ -113,7 +113,7 @@ class GroupCommit:
                     try:
                         await self._commit(batch)
                     finally:
-                        await self.turn.__aexit__(None, None, None)
+                        self.turn.release()
                 batch = []
         except BaseException as exc:
             # Cancelled, as when the event loop closes: nothing in hand or queued is written.

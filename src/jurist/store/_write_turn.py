@@ -48,7 +48,9 @@ class WriteTurn:
             self._waiter = ThreadPoolExecutor(1, thread_name_prefix="jurist-write-turn")
             weakref.finalize(self, _close, self._files, self._waiter)
 
-    async def __aenter__(self) -> None:
+    async def acquire(self) -> None:
+        """Wait for the turn; a TimeoutError when another process holds it past the busy
+        timeout."""
         await self._local.acquire()
         try:
             await self._take_files()
@@ -56,17 +58,23 @@ class WriteTurn:
             self._local.release()
             raise
 
+    def release(self) -> None:
+        try:
+            if self._files is not None:
+                fcntl.flock(self._files.turn, fcntl.LOCK_UN)
+        finally:
+            self._local.release()
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
     async def __aexit__(
         self,
         kind: type[BaseException] | None,
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        try:
-            if self._files is not None:
-                fcntl.flock(self._files.turn, fcntl.LOCK_UN)
-        finally:
-            self._local.release()
+        self.release()
 
     async def _take_files(self) -> None:
         files, waiter = self._files, self._waiter

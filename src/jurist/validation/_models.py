@@ -7,10 +7,9 @@ import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from jurist.core import Judge, NotJsonSafeError, Status, Usage, to_json_safe
+from jurist.core import Judge, NotJsonSafeError, Status, Usage, exact_json, to_json_safe
 from jurist.settings import ValidationFinding
 from jurist.specs import MAX_CRITERIA, SpecError, judge_from_spec, registry
 from jurist.validation._inputs import TASK_KEYS
@@ -172,14 +171,10 @@ def _schema_judge(schema: dict[str, Any]) -> Judge:
     (checking its spec, compiling the schema) costs several times what checking an output
     does. The key is the schema's JSON text, so a schema changed after use is a new key;
     a schema that is not JSON data goes the uncached way, which says what is wrong."""
-    try:
-        # orjson refuses a key that is not a string and an integer beyond 64 bits.
-        text = orjson.dumps(schema)
-    except (orjson.JSONEncodeError, TypeError):
-        return _built_schema_judge(schema)
-    if b"null" in text:
-        # orjson writes NaN and the infinities as null: only the exact conversion tells them
-        # from a null (and names the value that is no JSON), at a few microseconds more.
+    text = exact_json(schema)
+    if text is None:
+        # Not what orjson writes exactly (a NaN, a key that is not a string, ...): the exact
+        # conversion, which names the value that is no JSON.
         try:
             text = json.dumps(to_json_safe(schema, "expected_schema")).encode()
         except (NotJsonSafeError, ValueError, TypeError):
