@@ -10,8 +10,8 @@ import pytest
 from batch_fakes import dataset
 
 from jurist import BaseJudge, Context, Judgment
+from jurist.core import YOUNG_THRESHOLD, batch_pace
 from jurist.runner import evaluate
-from jurist.runner._collector import YOUNG_THRESHOLD, batch_pace
 
 
 @pytest.fixture(autouse=True)

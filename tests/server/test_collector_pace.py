@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
+from jurist.core import YOUNG_THRESHOLD
 from jurist.server import _serve
 
 
@@ -39,7 +40,7 @@ def test_serve_freezes_what_start_up_built_and_raises_the_young_threshold(
     monkeypatch.setattr(_serve.uvicorn, "run", run)
     _serve.serve(port=18099)
     assert seen["app"] is app
-    assert seen["threshold"] == (_serve.YOUNG_THRESHOLD, 10, 10)
+    assert seen["threshold"] == (YOUNG_THRESHOLD, 10, 10)
     assert seen["frozen"] > 0
 
 
@@ -47,7 +48,7 @@ def test_a_worker_built_by_the_factory_is_paced_too(monkeypatch: pytest.MonkeyPa
     gc.set_threshold(700, 10, 10)
     monkeypatch.setattr(_serve, "create_app", FastAPI)
     _serve.app_from_environment()
-    assert gc.get_threshold()[0] == _serve.YOUNG_THRESHOLD
+    assert gc.get_threshold()[0] == YOUNG_THRESHOLD
 
 
 @pytest.mark.parametrize("threshold", [(0, 10, 10), (50_000, 10, 10)])

@@ -1,6 +1,7 @@
 """jurist's vocabulary: contexts, judgments, scores, judges and their composition."""
 
 from jurist.core._cause import Cause
+from jurist.core._collector import YOUNG_THRESHOLD, batch_pace, pace_collector
 from jurist.core._compose import (
     AllOf,
     AnyOf,
@@ -69,6 +70,7 @@ __all__ = [
     "MAX_CLAIMS",
     "MAX_INT_DIGITS",
     "REPORT_KEY",
+    "YOUNG_THRESHOLD",
     "AllOf",
     "AnyOf",
     "BaseJudge",
@@ -109,6 +111,7 @@ __all__ = [
     "Usage",
     "all_of",
     "any_of",
+    "batch_pace",
     "checked",
     "combined_kind",
     "counted",
@@ -124,6 +127,7 @@ __all__ = [
     "normalize",
     "normalized_score",
     "not_",
+    "pace_collector",
     "record",
     "report",
     "reporting",

@@ -13,11 +13,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from jurist.core import Cause, Judge, Judgment, judge_name, to_json_safe
+from jurist.core import Cause, Judge, Judgment, batch_pace, judge_name, to_json_safe
 from jurist.data import Dataset, FieldMap, Item
 from jurist.llm import ConcurrencyWatch
 from jurist.runner._cluster import check_cluster, on_cluster
-from jurist.runner._collector import batch_pace
 from jurist.runner._inputs import Rows, as_dataset, stored_inputs
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress

@@ -2,13 +2,13 @@
 the loopback interface without API keys, and hands the app to uvicorn."""
 
 import asyncio
-import gc
 import os
 import tempfile
 
 import uvicorn
 from fastapi import FastAPI
 
+from jurist.core import pace_collector
 from jurist.server._app import create_app
 from jurist.server._config import LOOPBACK, ConfigError, load_config
 from jurist.server._keys import KeyRing
@@ -40,28 +40,6 @@ def _stored_keys(settings: Settings) -> int:
         return asyncio.run(count())
     except StoreError:
         return 0
-
-
-# Allocations (net of frees) between young collections in a service process. At CPython's
-# default (700), the objects of the requests in flight set off a young collection every few
-# requests; measured driving the app in process with schema-only validations: 0.10-0.14 ms
-# of collection a request at the default, none in 3,200 requests at 10,000.
-YOUNG_THRESHOLD = 10_000
-
-
-def pace_collector() -> None:
-    """Set the garbage collector's pace for a process that serves until it is stopped: what
-    start-up built (imports, the app, its schemas) is frozen out of every later collection,
-    and young collections come every `YOUNG_THRESHOLD` allocations. A process that turned
-    collection off or set a higher threshold is left as it was. Only for `jurist serve`'s
-    own processes: an app embedded in another keeps that process's settings."""
-    if not gc.isenabled():
-        return
-    gc.collect()
-    gc.freeze()
-    young, *older = gc.get_threshold()
-    if 0 < young < YOUNG_THRESHOLD:
-        gc.set_threshold(YOUNG_THRESHOLD, *older)
 
 
 def app_from_environment() -> FastAPI:
