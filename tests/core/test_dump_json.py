@@ -58,3 +58,28 @@ def test_a_nan_is_written_as_the_json_module_writes_it_never_as_null() -> None:
         text
         == json.dumps({"score": float("nan"), "high": float("inf")}, separators=(",", ":")).encode()
     )
+
+
+class _Scores(dict[str, object]):
+    """A dict subclass, as some libraries hand back: orjson writes it as a dict."""
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"deep": [[{"x": None, "y": [1, (2.0, float("-inf"))]}]]},
+        [None, "nan", {"a": {"b": {"c": [float("nan")]}}}],
+        _Scores(score=float("inf"), note=None),
+    ],
+)
+def test_a_non_finite_number_at_any_depth_beside_a_null_is_written_as_the_json_module_writes_it(
+    value: object,
+) -> None:
+    # The null beside it sends the writer looking for a NaN or infinity that orjson would
+    # have written as null too: it must find one nested in tuples and dict subclasses.
+    assert dump_json(value) == json.dumps(value, separators=(",", ":")).encode()
+
+
+def test_nulls_and_finite_numbers_alone_are_written_by_orjson_unchanged() -> None:
+    value = {"a": None, "b": [1.5, None, {"c": 2.0}], "d": "NaN"}
+    assert dump_json(value) == json.dumps(value, separators=(",", ":")).encode()
