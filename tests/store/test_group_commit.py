@@ -5,12 +5,14 @@ a real PostgreSQL server alike."""
 
 import asyncio
 import dataclasses
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.util import await_only
 
 from jurist import Judgment
 from jurist.store import (
@@ -147,19 +149,31 @@ async def test_a_refused_write_fails_alone_and_nothing_of_it_is_kept(records, tr
 
 class Gate:
     """A kind of write that waits until the test opens the gate, then fails as the database
-    would when unreachable; it counts how often it was tried and with how many writes."""
+    would when unreachable; it counts how often it was tried and with how many writes.
+
+    Kinds of write are synchronous: on a SQLite file they run in the writer's thread, which
+    waits for the gate there; on PostgreSQL they run on the event loop (SQLAlchemy's
+    `run_sync`), and wait for it as SQLAlchemy's async drivers wait, letting the loop go on."""
 
     def __init__(self, error: Callable[[], BaseException]) -> None:
-        self.opened = asyncio.Event()
-        self.entered = asyncio.Event()
+        self.opened = threading.Event()
+        self.entered = threading.Event()
         self.batches: list[int] = []
         self._error = error
 
-    async def __call__(self, connection: AsyncConnection, payloads: Sequence[Any]) -> list[Any]:
+    def __call__(self, connection: sa.Connection, payloads: Sequence[Any]) -> list[Any]:
         self.batches.append(len(payloads))
         self.entered.set()
-        await self.opened.wait()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the writer's thread
+            self.opened.wait()
+        else:
+            await_only(asyncio.to_thread(self.opened.wait))
         raise self._error()
+
+    async def wait_entered(self) -> None:
+        await asyncio.to_thread(self.entered.wait)
 
 
 def unreachable() -> BaseException:
@@ -170,7 +184,7 @@ async def test_an_unavailable_database_fails_the_batch_and_every_write_queued_be
     group = GroupCommit.of(records.engine)
     gate = Gate(unreachable)
     first = asyncio.ensure_future(group.write(gate, "first", "write the first"))
-    await gate.entered.wait()  # the first batch is in the database's hands
+    await gate.wait_entered()  # the first batch is in the database's hands
     queued = [
         asyncio.ensure_future(records.save_validation(validation())),
         asyncio.ensure_future(records.write_audit(audit("/queued"))),
@@ -222,7 +236,7 @@ async def test_a_caller_that_stopped_waiting_before_the_write_is_skipped(records
     group = GroupCommit.of(records.engine)
     gate = Gate(unreachable)
     first = asyncio.ensure_future(group.write(gate, "first", "write the first"))
-    await gate.entered.wait()
+    await gate.wait_entered()
     dropped = asyncio.ensure_future(records.write_audit(audit("/dropped")))
     kept = asyncio.ensure_future(records.write_audit(audit("/kept")))
     await asyncio.sleep(0)
@@ -259,3 +273,11 @@ async def test_stores_on_one_engine_share_its_writer(records, transactions):
     )
     assert transactions.commits < 5
     assert await count(records.engine, "audit_log") == 40
+
+
+async def test_an_in_memory_sqlite_store_commits_on_its_own_connection():
+    # A second connection would open another, empty in-memory database: the writer must use
+    # the engine's own connection there, not a thread with a connection of its own.
+    async with await RecordStore.open("sqlite:///:memory:") as store:
+        await asyncio.gather(*(store.write_audit(audit(f"/memory/{n}")) for n in range(5)))
+        assert len(await store.audit_entries()) == 5

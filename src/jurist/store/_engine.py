@@ -22,7 +22,7 @@ import selectors
 import socket
 import time
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
@@ -120,11 +120,46 @@ def create_engine(url: str | URL | None = None, settings: Settings | None = None
     return engine
 
 
+def sqlite_writer(engine: AsyncEngine) -> sa.Engine | None:
+    """For an engine on a SQLite file, a synchronous engine on the same file, configured as
+    `engine`'s connections are, for the group commit's writer thread: a transaction there is
+    one hop from the event loop, where through the async driver each statement, its BEGIN
+    and its COMMIT were a hop of their own to the driver's thread and back. Commits and
+    rollbacks on it are told to `engine`'s listeners as if they were its own. None for
+    PostgreSQL, and for an in-memory database (another connection would see another one)."""
+    database = engine.url.database
+    if engine.url.drivername != SQLITE_DRIVER or not on_file(database):
+        return None
+    sync = sa.create_engine(
+        engine.url.set(drivername="sqlite+pysqlite"),
+        json_serializer=_json_text,
+        pool_size=1,  # one thread writes
+    )
+    sa.event.listen(sync, "connect", _configure_sqlite)
+    sa.event.listen(sync, "begin", _begin_sqlite)
+    heard = engine.sync_engine.dispatch
+    # Looked up at each event: the engine's collection of listeners is replaced by another
+    # when its first listener is added.
+    sa.event.listen(sync, "commit", lambda connection: heard.commit(connection))  # noqa: PLW0108
+    sa.event.listen(sync, "rollback", lambda connection: heard.rollback(connection))  # noqa: PLW0108
+    return sync
+
+
+def on_file(database: str | None) -> bool:
+    """Whether a SQLite database name is a file's, not an in-memory database's."""
+    return (
+        bool(database) and database != ":memory:" and not str(database).startswith("file::memory:")
+    )
+
+
 def _json_text(value: Any) -> str:
     return dump_json(value).decode()
 
 
-def writer(engine: AsyncEngine) -> AsyncEngine:
+_Engine = TypeVar("_Engine", AsyncEngine, sa.Engine)
+
+
+def writer(engine: _Engine) -> _Engine:
     """`engine` for transactions that write (same pool)."""
     return engine.execution_options(**{_WRITE_OPTION: True})
 

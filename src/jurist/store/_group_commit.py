@@ -22,24 +22,36 @@ the database's one write turn (`WriteTurn`): every other write transaction of th
 the engine (rate-limit counts, keys, runs) waits its turn here, in order, instead of racing
 for the file lock (measured with wrk: P99 1.4 s racing, 0.14 s queued), and so do the other
 processes writing the same file.
+
+The kinds of write are synchronous functions of a connection, run in one of two ways. On a
+SQLite file, a thread of the writer's own runs the whole transaction on a synchronous
+connection to the file (`sqlite_writer`), so a batch costs the event loop one hop: through the
+async driver every statement, the BEGIN and the COMMIT each went to the driver's thread and
+back, and that was most of the store's CPU in a request. Elsewhere (PostgreSQL, an in-memory
+SQLite) the same functions run on the engine's async connection (`run_sync`). A batch under
+way in the thread when the writer is stopped is finished there, committed or not: its
+callers are told the writer stopped.
 """
 
 import asyncio
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from jurist.store._engine import writer
+from jurist.store._engine import sqlite_writer, writer
 from jurist.store._errors import DATABASE_ERRORS, StoreError, database_failure, is_unavailable
 from jurist.store._write_turn import WriteTurn
 
 # One kind of write, for any number of rows: a result for each, in order. The function is
-# the kind: writes of one kind in a batch go to one call of it.
-Batched = Callable[[AsyncConnection, Sequence[Any]], Awaitable[Sequence[Any]]]
+# the kind: writes of one kind in a batch go to one call of it, inside the batch's
+# transaction.
+Batched = Callable[[sa.Connection, Sequence[Any]], Sequence[Any]]
 
 MAX_BATCH = 512  # writes one transaction holds at most
 
@@ -67,6 +79,13 @@ class GroupCommit:
         # SQLite has one writer at a time: this process's writers, and those of the other
         # processes on the same file, take turns here.
         self.turn = WriteTurn(engine.url.database) if engine.dialect.name == "sqlite" else None
+        # On a SQLite file, transactions run whole in a thread of this writer's own.
+        self._sync = sqlite_writer(engine)
+        self._thread: ThreadPoolExecutor | None = None
+        if self._sync is not None:
+            self._sync_writes = writer(self._sync)
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="jurist-group-commit")
+            self._closed = weakref.finalize(self, _close, self._sync, self._thread)
         self.max_batch = MAX_BATCH
         self._queue: deque[_Pending] = deque()
         self._task: asyncio.Task[None] | None = None
@@ -95,6 +114,12 @@ class GroupCommit:
         while self._task is not None and not self._task.done():
             # Shielded: a caller that stops waiting must not stop the writer.
             await asyncio.shield(self._task)
+
+    def close(self) -> None:
+        """Let the writer's thread and its connection go (what is queued is not written:
+        `flush` first)."""
+        if self._thread is not None:
+            self._closed()
 
     async def _drain(self) -> None:
         batch: list[_Pending] = []
@@ -189,16 +214,41 @@ class GroupCommit:
         engine = self._engine()
         if engine is None:
             raise StoreError("the store's engine was closed")
-        kinds: dict[Batched, list[int]] = {}
-        for index, pending in enumerate(batch):
-            kinds.setdefault(pending.kind, []).append(index)
-        results: list[Any] = [None] * len(batch)
+        if self._thread is not None:
+            return await asyncio.wrap_future(self._thread.submit(self._in_thread, batch))
         async with writer(engine).begin() as connection:
-            for kind, indices in kinds.items():
-                answers = await kind(connection, [batch[index].payload for index in indices])
-                for index, answer in zip(indices, answers, strict=True):
-                    results[index] = answer
-        return results
+            return await connection.run_sync(_apply, batch)
+
+    def _in_thread(self, batch: Sequence[_Pending]) -> list[Any]:
+        with self._sync_writes.begin() as connection:
+            return _apply(connection, batch)
+
+
+def close_writer(engine: AsyncEngine) -> None:
+    """Let the writer of `engine` go, with its thread and connection (when the engine is
+    disposed: what is queued is flushed before)."""
+    found = _writers.pop(engine, None)
+    if found is not None:
+        found.close()
+
+
+def _apply(connection: sa.Connection, batch: Sequence[_Pending]) -> list[Any]:
+    """Each kind of write of `batch` in one call, on `connection` (in its transaction): each
+    write's result, in the batch's order."""
+    kinds: dict[Batched, list[int]] = {}
+    for index, pending in enumerate(batch):
+        kinds.setdefault(pending.kind, []).append(index)
+    results: list[Any] = [None] * len(batch)
+    for kind, indices in kinds.items():
+        answers = kind(connection, [batch[index].payload for index in indices])
+        for index, answer in zip(indices, answers, strict=True):
+            results[index] = answer
+    return results
+
+
+def _close(engine: sa.Engine, thread: ThreadPoolExecutor) -> None:
+    thread.shutdown(wait=True)
+    engine.dispose()
 
 
 def _fail(batch: Sequence[_Pending], error: BaseException) -> None:

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from jurist.settings import Settings
 from jurist.store._engine import create_engine, writer
 from jurist.store._errors import DATABASE_ERRORS, database_failure
-from jurist.store._group_commit import Batched, GroupCommit
+from jurist.store._group_commit import Batched, GroupCommit, close_writer
 from jurist.store._migrate import migrate
 
 
@@ -94,6 +94,8 @@ class Transactional(EngineHandle):
 
     async def close(self) -> None:
         await self.flush()
+        if self._owns_engine:
+            close_writer(self._engine)
         await super().close()
 
 

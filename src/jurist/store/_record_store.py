@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from jurist.core import to_json_safe
 from jurist.store._columns import check_text, utc
@@ -232,36 +231,35 @@ class RecordStore(Transactional):
 
 
 # The kinds of write the group commit batches (see `GroupCommit`): each takes the rows of
-# many callers at once, one statement for each table. The statements are made once: each
-# execution then finds its compiled form by the statement's memoized cache key, instead of
-# building the statement and its key again for every batch.
+# many callers at once, one statement for each table, on the writer's (synchronous)
+# connection. The statements are made once: each execution then finds its compiled form by
+# the statement's memoized cache key, instead of building the statement and its key again
+# for every batch.
 
 _INSERT_VALIDATIONS = sa.insert(validations)
 _INSERT_JUDGMENTS = sa.insert(judgments_table)
 _INSERT_AUDIT = sa.insert(audit_log)
 
 
-async def _insert_validations(
-    connection: AsyncConnection, saved: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]]
+def _insert_validations(
+    connection: sa.Connection, saved: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]]
 ) -> list[None]:
-    await connection.execute(_INSERT_VALIDATIONS, [validation for validation, _ in saved])
+    connection.execute(_INSERT_VALIDATIONS, [validation for validation, _ in saved])
     rows = [row for _, judgments in saved for row in judgments]
     if rows:
-        await connection.execute(_INSERT_JUDGMENTS, rows)
+        connection.execute(_INSERT_JUDGMENTS, rows)
     return [None] * len(saved)
 
 
-async def _insert_judgments(
-    connection: AsyncConnection, saved: Sequence[list[dict[str, Any]]]
+def _insert_judgments(
+    connection: sa.Connection, saved: Sequence[list[dict[str, Any]]]
 ) -> list[None]:
-    await connection.execute(_INSERT_JUDGMENTS, [row for rows in saved for row in rows])
+    connection.execute(_INSERT_JUDGMENTS, [row for rows in saved for row in rows])
     return [None] * len(saved)
 
 
-async def _insert_audit(
-    connection: AsyncConnection, entries: Sequence[dict[str, Any]]
-) -> list[None]:
-    await connection.execute(_INSERT_AUDIT, list(entries))
+def _insert_audit(connection: sa.Connection, entries: Sequence[dict[str, Any]]) -> list[None]:
+    connection.execute(_INSERT_AUDIT, list(entries))
     return [None] * len(entries)
 
 
