@@ -1,6 +1,8 @@
-"""`jurist serve` paces the garbage collector of its own processes, and only of those."""
+"""`jurist serve` paces the garbage collector of its own processes, and only of those, and
+leaves out of their log records what no log line shows."""
 
 import gc
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,9 @@ from jurist.server import _serve
 @pytest.fixture(autouse=True)
 def collector_restored() -> Iterator[None]:
     threshold, enabled = gc.get_threshold(), gc.isenabled()
+    recorded = (logging.logProcesses, logging.logThreads, logging.logMultiprocessing)
     yield
+    logging.logProcesses, logging.logThreads, logging.logMultiprocessing = recorded
     gc.unfreeze()
     gc.set_threshold(*threshold)
     if enabled:
@@ -42,6 +46,10 @@ def test_serve_freezes_what_start_up_built_and_raises_the_young_threshold(
     assert seen["app"] is app
     assert seen["threshold"] == (YOUNG_THRESHOLD, 10, 10)
     assert seen["frozen"] > 0
+    record = logging.getLogger("jurist.server").makeRecord(
+        "jurist.server", logging.INFO, __file__, 1, "request", None, None
+    )
+    assert (record.process, record.thread, record.processName) == (None, None, None)
 
 
 def test_a_worker_built_by_the_factory_is_paced_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,6 +57,7 @@ def test_a_worker_built_by_the_factory_is_paced_too(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_serve, "create_app", FastAPI)
     _serve.app_from_environment()
     assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    assert not logging.logProcesses
 
 
 @pytest.mark.parametrize("threshold", [(0, 10, 10), (50_000, 10, 10)])

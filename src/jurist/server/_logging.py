@@ -29,3 +29,13 @@ def configure_logging(level: str) -> None:
         logger.propagate = False
     # uvicorn's access log repeats, unstructured, what jurist logs per request.
     logging.getLogger("uvicorn.access").disabled = True
+
+
+def lean_log_records() -> None:
+    """For a process jurist runs itself (`jurist serve`): log records leave out the process,
+    thread and multiprocessing names that no line of its logs shows, which the logging
+    module otherwise asks the system for on every record (two lines a request). An app
+    embedded in another process keeps that process's settings."""
+    logging.logProcesses = False
+    logging.logThreads = False
+    logging.logMultiprocessing = False

@@ -17,6 +17,7 @@ from prometheus_client import (
     Gauge,
     Histogram,
     generate_latest,
+    values,
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
@@ -27,6 +28,24 @@ _SECONDS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 6
 _MILLISECONDS = tuple(b * 1000 for b in _SECONDS)
 _SCORES = (1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5)
 _UNIT = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+# Each sample written to the shared files asks for the process id first, to notice a fork
+# (a child must write files of its own). prometheus_client asks the kernel each time, a
+# system call per sample, several per request; the id kept here is renewed in a forked
+# child instead.
+_process = {"id": os.getpid()}
+os.register_at_fork(after_in_child=lambda: _process.update(id=os.getpid()))
+
+
+def _process_id() -> int:
+    return _process["id"]
+
+
+if getattr(values.ValueClass, "_multiprocess", False):
+    # Before any metric of this process holds a value of the class it replaces: two of
+    # them would map the same file, each unaware of the other's samples.
+    values.ValueClass = values.MultiProcessValue(process_identifier=_process_id)  # type: ignore[no-untyped-call]
 
 
 class Metrics:

@@ -12,6 +12,7 @@ from jurist.core import pace_collector
 from jurist.server._app import create_app
 from jurist.server._config import LOOPBACK, ConfigError, load_config
 from jurist.server._keys import KeyRing
+from jurist.server._logging import lean_log_records
 from jurist.settings import Settings
 from jurist.store import KeyStore, StoreError
 
@@ -45,8 +46,14 @@ def _stored_keys(settings: Settings) -> int:
 def app_from_environment() -> FastAPI:
     """The app as each uvicorn worker builds it (a factory, so workers read the env)."""
     app = create_app()
-    pace_collector()
+    _own_process()
     return app
+
+
+def _own_process() -> None:
+    """What a process that only serves jurist sets for good (see each)."""
+    pace_collector()
+    lean_log_records()
 
 
 def serve(host: str | None = None, port: int | None = None, workers: int = 1) -> None:
@@ -62,7 +69,7 @@ def serve(host: str | None = None, port: int | None = None, workers: int = 1) ->
         raise ConfigError(f"--workers must be 1 or more, not {workers}")
     if workers == 1:
         app = create_app(settings, config)
-        pace_collector()
+        _own_process()
         uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
         return
     # Workers are separate processes: metrics go through shared files so /metrics on any

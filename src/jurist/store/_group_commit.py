@@ -87,6 +87,7 @@ class GroupCommit:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="jurist-group-commit")
             self._closed = weakref.finalize(self, _close, self._sync, self._thread)
         self.max_batch = MAX_BATCH
+        self.closed = False  # let go (`close`): the registry makes another on the next write
         self._queue: deque[_Pending] = deque()
         self._task: asyncio.Task[None] | None = None
 
@@ -118,6 +119,7 @@ class GroupCommit:
     def close(self) -> None:
         """Let the writer's thread and its connection go (what is queued is not written:
         `flush` first)."""
+        self.closed = True
         if self._thread is not None:
             self._closed()
 

@@ -1,6 +1,7 @@
 """What the objects kept in the store's database (records, keys, the knowledge base) share:
 an engine, borrowed or owned, opened migrated, and one way to say that the database failed."""
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ class EngineHandle:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._owns_engine = False
+        self._group: GroupCommit | None = None
 
     @property
     def engine(self) -> AsyncEngine:
@@ -85,7 +87,12 @@ class Transactional(EngineHandle):
     async def _grouped(self, kind: Batched, payload: Any, action: str) -> Any:
         """`kind`'s result for `payload`, committed with the other writes waiting on this
         engine (group commit); a StoreError naming `action` when it fails."""
-        return await GroupCommit.of(self._engine).write(kind, payload, action)
+        # The writer found once per event loop: finding it in the registry of writers, on
+        # every write, cost a weak reference to the engine each time.
+        group = self._group
+        if group is None or group.closed or group.loop is not asyncio.get_running_loop():
+            group = self._group = GroupCommit.of(self._engine)
+        return await group.write(kind, payload, action)
 
     async def flush(self) -> None:
         """Return when the writes queued on this object's engine so far are committed (or
