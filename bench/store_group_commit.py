@@ -6,7 +6,7 @@ transaction of its own, as the store wrote before group commit (concurrently on 
 up to its pool; on SQLite one at a time, in the order of the engine's write turn).
 
 Per row: requests/s, the P50 and P99 of a request's two writes, commits made, and this
-process's CPU time per request (the aiosqlite thread included; PostgreSQL's own server
+process's CPU time per request (the store's threads included; PostgreSQL's own server
 processes are not counted). Rows, by `--backends`:
 
 - sqlite: WAL with synchronous=FULL (each commit synced to disk), as the store opens it;

@@ -281,3 +281,17 @@ async def test_an_in_memory_sqlite_store_commits_on_its_own_connection():
     async with await RecordStore.open("sqlite:///:memory:") as store:
         await asyncio.gather(*(store.write_audit(audit(f"/memory/{n}")) for n in range(5)))
         assert len(await store.audit_entries()) == 5
+
+
+async def test_the_engines_connect_listeners_configure_the_writers_own_connection(tmp_path):
+    # On a SQLite file the writer has a connection of its own: what a deployment (or a bench
+    # choosing its durability) sets on the engine's connections must reach it too.
+    async with await RecordStore.open(f"sqlite:///{tmp_path / 'store.sqlite3'}") as store:
+        configured: list[str] = []
+
+        def connected(dbapi_connection: Any, _record: Any) -> None:
+            configured.append(type(dbapi_connection).__module__)
+
+        sa.event.listen(store.engine.sync_engine, "connect", connected)
+        await store.write_audit(audit("/configured"))
+        assert "sqlite3" in configured, configured

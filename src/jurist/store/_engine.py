@@ -16,6 +16,7 @@ acknowledges packets, so neither the server's timeout nor TCP keepalives ever fi
 """
 
 import asyncio
+import functools
 import math
 import os
 import selectors
@@ -121,12 +122,13 @@ def create_engine(url: str | URL | None = None, settings: Settings | None = None
 
 
 def sqlite_writer(engine: AsyncEngine) -> sa.Engine | None:
-    """For an engine on a SQLite file, a synchronous engine on the same file, configured as
-    `engine`'s connections are, for the group commit's writer thread: a transaction there is
-    one hop from the event loop, where through the async driver each statement, its BEGIN
-    and its COMMIT were a hop of their own to the driver's thread and back. Commits and
-    rollbacks on it are told to `engine`'s listeners as if they were its own. None for
-    PostgreSQL, and for an in-memory database (another connection would see another one)."""
+    """For an engine on a SQLite file, a synchronous engine on the same file for the group
+    commit's writer thread: a transaction there is one hop from the event loop, where through
+    the async driver each statement, its BEGIN and its COMMIT were a hop of their own to the
+    driver's thread and back. It is `engine` with another driver: its connections are
+    configured by `engine`'s listeners (`connect`), and its transactions begin, commit and
+    roll back through them too. None for PostgreSQL, and for an in-memory database (another
+    connection would see another database)."""
     database = engine.url.database
     if engine.url.drivername != SQLITE_DRIVER or not on_file(database):
         return None
@@ -135,14 +137,21 @@ def sqlite_writer(engine: AsyncEngine) -> sa.Engine | None:
         json_serializer=_json_text,
         pool_size=1,  # one thread writes
     )
-    sa.event.listen(sync, "connect", _configure_sqlite)
-    sa.event.listen(sync, "begin", _begin_sqlite)
-    heard = engine.sync_engine.dispatch
-    # Looked up at each event: the engine's collection of listeners is replaced by another
-    # when its first listener is added.
-    sa.event.listen(sync, "commit", lambda connection: heard.commit(connection))  # noqa: PLW0108
-    sa.event.listen(sync, "rollback", lambda connection: heard.rollback(connection))  # noqa: PLW0108
+    # Looked up at each event: a collection of listeners is replaced by another when its
+    # first listener is added, and the pool by another when the engine is disposed.
+    source = engine.sync_engine
+    sa.event.listen(sync, "connect", functools.partial(_configure, source))
+    for name in ("begin", "commit", "rollback"):
+        sa.event.listen(sync, name, functools.partial(_tell, source, name))
     return sync
+
+
+def _configure(engine: sa.Engine, dbapi_connection: Any, record: Any) -> None:
+    engine.pool.dispatch.connect(dbapi_connection, record)
+
+
+def _tell(engine: sa.Engine, event: str, connection: sa.Connection) -> None:
+    getattr(engine.dispatch, event)(connection)
 
 
 def on_file(database: str | None) -> bool:
