@@ -80,12 +80,8 @@ class GroupCommit:
         # processes on the same file, take turns here.
         self.turn = WriteTurn(engine.url.database) if engine.dialect.name == "sqlite" else None
         # On a SQLite file, transactions run whole in a thread of this writer's own.
-        self._sync = sqlite_writer(engine)
-        self._thread: ThreadPoolExecutor | None = None
-        if self._sync is not None:
-            self._sync_writes = writer(self._sync)
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="jurist-group-commit")
-            self._closed = weakref.finalize(self, _close, self._sync, self._thread)
+        sync = sqlite_writer(engine)
+        self._thread = None if sync is None else _WriterThread(sync)
         self.max_batch = MAX_BATCH
         self.closed = False  # let go (`close`): the registry makes another on the next write
         self._queue: deque[_Pending] = deque()
@@ -121,7 +117,7 @@ class GroupCommit:
         `flush` first)."""
         self.closed = True
         if self._thread is not None:
-            self._closed()
+            self._thread.close()
 
     async def _drain(self) -> None:
         batch: list[_Pending] = []
@@ -143,7 +139,8 @@ class GroupCommit:
                         self.turn.release()
                 batch = []
         except BaseException as exc:
-            # Cancelled, as when the event loop closes: nothing in hand or queued is written.
+            # Cancelled, as when the event loop closes: nothing queued is written (a batch
+            # already in the writer's thread is finished there, see the module's notes).
             stopped = StoreError(f"the store's writer stopped ({type(exc).__name__})")
             _fail([*batch, *self._queue], stopped)
             self._queue.clear()
@@ -217,12 +214,25 @@ class GroupCommit:
         if engine is None:
             raise StoreError("the store's engine was closed")
         if self._thread is not None:
-            return await asyncio.wrap_future(self._thread.submit(self._in_thread, batch))
+            return await self._thread.transaction(batch)
         async with writer(engine).begin() as connection:
             return await connection.run_sync(_apply, batch)
 
-    def _in_thread(self, batch: Sequence[_Pending]) -> list[Any]:
-        with self._sync_writes.begin() as connection:
+
+class _WriterThread:
+    """A thread of a writer's own that runs each batch's transaction whole, on a synchronous
+    engine (`sqlite_writer`); let go with `close`, or when it is collected."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._writes = writer(engine)
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="jurist-group-commit")
+        self.close = weakref.finalize(self, _close, engine, self._thread)
+
+    async def transaction(self, batch: Sequence["_Pending"]) -> list[Any]:
+        return await asyncio.wrap_future(self._thread.submit(self._run, batch))
+
+    def _run(self, batch: Sequence["_Pending"]) -> list[Any]:
+        with self._writes.begin() as connection:
             return _apply(connection, batch)
 
 

@@ -40,7 +40,7 @@ class WriteTurn:
         # again at once. One thread, so a wait given up and still blocked (a process stopped
         # while holding the turn) holds no more than itself.
         self._waiter: ThreadPoolExecutor | None = None
-        if database is not None and on_file(database):
+        if on_file(database):
             self._files = _Files(
                 os.open(f"{database}-writer", os.O_RDWR | os.O_CREAT, 0o600),
                 os.open(f"{database}-writer-next", os.O_RDWR | os.O_CREAT, 0o600),
