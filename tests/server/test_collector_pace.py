@@ -1,6 +1,7 @@
 """`jurist serve` paces the garbage collector of its own processes, and only of those, and
 leaves out of their log records what no log line shows."""
 
+import asyncio
 import gc
 import logging
 from collections.abc import Iterator
@@ -11,7 +12,9 @@ import pytest
 from fastapi import FastAPI
 
 from jurist.core import YOUNG_THRESHOLD
-from jurist.server import _serve
+from jurist.server import ServiceSettings, _serve, create_app
+from jurist.settings import Settings
+from scripted import ScriptedModel
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +42,7 @@ def test_serve_freezes_what_start_up_built_and_raises_the_young_threshold(
     def run(app: Any, **options: Any) -> None:
         seen.update(threshold=gc.get_threshold(), frozen=gc.get_freeze_count(), app=app)
 
-    app = FastAPI()
+    app = _app(tmp_path)
     monkeypatch.setattr(_serve, "create_app", lambda *args, **kwargs: app)
     monkeypatch.setattr(_serve.uvicorn, "run", run)
     _serve.serve(port=18099)
@@ -52,12 +55,49 @@ def test_serve_freezes_what_start_up_built_and_raises_the_young_threshold(
     assert (record.process, record.thread, record.processName) == (None, None, None)
 
 
-def test_a_worker_built_by_the_factory_is_paced_too(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_built_by_the_factory_is_paced_too(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     gc.set_threshold(700, 10, 10)
-    monkeypatch.setattr(_serve, "create_app", FastAPI)
+    monkeypatch.setattr(_serve, "create_app", lambda: _app(tmp_path))
     _serve.app_from_environment()
     assert gc.get_threshold()[0] == YOUNG_THRESHOLD
     assert not logging.logProcesses
+
+
+class _LoadedModel(ScriptedModel):
+    """A model whose weights take objects to load, as the embedded one's and the
+    redactor's do; built in the background after the service has started."""
+
+    weights: list[dict[str, int]]
+
+    async def load(self) -> None:
+        self.weights = [{"weight": index} for index in range(50_000)]
+
+
+def _app(home: Path, model: ScriptedModel | None = None) -> FastAPI:
+    return create_app(
+        Settings(JURIST_HOME=str(home), JURIST_DATABASE_URL=f"sqlite:///{home / 'j.sqlite3'}"),
+        ServiceSettings(JURIST_RATE_LIMIT="none"),
+        model=model or ScriptedModel("test:judge", []),
+    )
+
+
+def test_what_the_service_builds_after_start_up_is_frozen_once_built(tmp_path: Path) -> None:
+    gc.unfreeze()
+    model = _LoadedModel("test:judge", [])
+    app = _app(tmp_path, model)
+    _serve._own_process(app)
+    frozen_at_start = gc.get_freeze_count()
+
+    async def frozen_once_warm() -> int:
+        warm = asyncio.Event()
+        app.state.service.when_warm(warm.set)  # called after the process's own callbacks
+        async with app.router.lifespan_context(app):
+            await asyncio.wait_for(warm.wait(), 30)
+            return gc.get_freeze_count()
+
+    assert asyncio.run(frozen_once_warm()) >= frozen_at_start + len(model.weights)
 
 
 @pytest.mark.parametrize("threshold", [(0, 10, 10), (50_000, 10, 10)])

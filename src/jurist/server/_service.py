@@ -5,6 +5,7 @@ with the app."""
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -96,6 +97,8 @@ class Service:
         self._replay_stop = asyncio.Event()
         self._replay: asyncio.Task[None] | None = None
         self._redactor_task: asyncio.Future[Any] | None = None
+        self._when_warm: list[Callable[[], None]] = []
+        self._warming: asyncio.Task[None] | None = None
 
     @staticmethod
     def _on_sqlite(settings: Settings) -> bool:
@@ -143,9 +146,22 @@ class Service:
         load = getattr(self.redactor, "load", None)
         if callable(load):
             self._redactor_task = asyncio.create_task(asyncio.to_thread(load))
+        self._warming = asyncio.create_task(self._warm())
         if self.config.retention_days is not None:
             age = timedelta(days=self.config.retention_days)
             self.retention = asyncio.create_task(keep_for(self.store, age, on_pass=self._purged))
+
+    def when_warm(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once what start-up builds in the background (the model, the
+        redactor's engine) is built, or failed to be."""
+        self._when_warm.append(callback)
+
+    async def _warm(self) -> None:
+        builds = [task for task in (self.model_state.task, self._redactor_task) if task]
+        # Their failures are the readiness probes' to report, not this task's.
+        await asyncio.gather(*builds, return_exceptions=True)
+        for callback in self._when_warm:
+            callback()
 
     def _purged(self, report: PurgeReport) -> None:
         self.last_purge = report
@@ -182,9 +198,9 @@ class Service:
             self.retention.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.retention  # before the store it purges is closed
-        task = self.model_state.task
-        if task is not None and not task.done():
-            task.cancel()
+        for task in (self._warming, self.model_state.task):
+            if task is not None and not task.done():
+                task.cancel()
         if isinstance(self.validator.retriever, RemoteSources):
             await self.validator.retriever.close()
         if self.knowledge is not None:
