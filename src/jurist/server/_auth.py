@@ -4,6 +4,8 @@ Keys come from two places: JURIST_API_KEYS (fixed for the process's life) and th
 key table (made, rotated and revoked at run time by `jurist keys` or the /keys endpoints).
 Lookups in the table are cached for `cache_s` seconds (JURIST_KEY_CACHE_S), which bounds how
 long a revoked key keeps working on another process; the process that revokes forgets at once.
+Requests that miss the cache together share one read: when an entry expires under load, the
+table is read once, not by every request then in flight (each on a connection of its own).
 
 Tenancy: every record the service stores carries the id of the key that made it. A `user`
 key reads only its own records; an `admin` key reads every record. A service with no key at
@@ -11,11 +13,13 @@ all is single-tenant: its one caller is the operator and reads everything, and i
 only on the loopback interface.
 """
 
+import asyncio
 import functools
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from limits import RateLimitItem
 
@@ -67,6 +71,9 @@ class Authenticator:
         self._clock = clock
         self._found: dict[str, tuple[float, ApiKey | None]] = {}
         self._required: tuple[float, bool] | None = None
+        # The reads under way, by what they read; a read begun before `forget` is not kept.
+        self._reading: dict[str, asyncio.Future[Any]] = {}
+        self._forgotten = 0
 
     async def required(self) -> bool:
         """Whether requests need a key: some key is configured or was ever stored. The first
@@ -76,11 +83,16 @@ class Authenticator:
             return True
         if self.keys is None:
             return False
-        now = self._clock()
-        if self._required is not None and self._required[0] > now:
+        if self._required is not None and self._required[0] > self._clock():
             return self._required[1]
-        required = await self.keys.count(include_revoked=True) > 0
-        self._required = (now + self.cache_s, required)
+        keys = self.keys
+        return bool(await self._shared("required", lambda: self._count(keys)))
+
+    async def _count(self, keys: KeyStore) -> bool:
+        forgotten, now = self._forgotten, self._clock()
+        required = await keys.count(include_revoked=True) > 0
+        if forgotten == self._forgotten:
+            self._required = (now + self.cache_s, required)
         return required
 
     @property
@@ -101,6 +113,8 @@ class Authenticator:
     def forget(self) -> None:
         """Drop every cached lookup: a key changed here takes effect at once here."""
         self._found.clear()
+        self._reading.clear()
+        self._forgotten += 1
         if self._required is not None:
             self._required = (0.0, self._required[1])
 
@@ -108,20 +122,41 @@ class Authenticator:
         if token is None or self.keys is None:
             return None
         digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
-        now = self._clock()
         cached = self._found.get(digest)
-        if cached is not None and cached[0] > now:
+        if cached is not None and cached[0] > self._clock():
             return cached[1]
-        stored = await self.keys.find(digest)
+        keys = self.keys
+        found: ApiKey | None = await self._shared(digest, lambda: self._find(keys, digest))
+        return found
+
+    async def _find(self, keys: KeyStore, digest: str) -> ApiKey | None:
+        forgotten, now = self._forgotten, self._clock()
+        stored = await keys.find(digest)
         key = (
             None
             if stored is None
             else ApiKey(stored.id, stored.sha256, stored.role, stored.rate_limit)
         )
+        if forgotten != self._forgotten:
+            return key  # read before a key changed here: answered, not remembered
         if len(self._found) >= _CACHE_SIZE:
             self._found.clear()
         self._found[digest] = (now + self.cache_s, key)
         return key
+
+    async def _shared(self, name: str, read: Callable[[], Awaitable[Any]]) -> Any:
+        """`read()`, or the same read already under way; a caller that gives up (its
+        client went) does not cancel it for the others."""
+        reading = self._reading.get(name)
+        if reading is None:
+            reading = asyncio.ensure_future(read())
+            self._reading[name] = reading
+            reading.add_done_callback(lambda done: self._done_reading(name, done))
+        return await asyncio.shield(reading)
+
+    def _done_reading(self, name: str, done: "asyncio.Future[Any]") -> None:
+        if self._reading.get(name) is done:
+            del self._reading[name]
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
