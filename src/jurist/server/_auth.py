@@ -13,16 +13,15 @@ all is single-tenant: its one caller is the operator and reads everything, and i
 only on the loopback interface.
 """
 
-import asyncio
 import functools
 import hashlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from limits import RateLimitItem
 
+from jurist.core import SingleFlight
 from jurist.server._keys import ApiKey, KeyRing, bearer_token
 from jurist.server._ratelimit import parse_rate
 from jurist.store import KeyStore
@@ -71,9 +70,11 @@ class Authenticator:
         self._clock = clock
         self._found: dict[str, tuple[float, ApiKey | None]] = {}
         self._required: tuple[float, bool] | None = None
-        # The reads under way, by what they read; a read begun before `forget` is not kept.
-        self._reading: dict[str, asyncio.Future[Any]] = {}
+        # The reads under way, by what they read and how many times this process forgot:
+        # a read begun before `forget` is neither kept nor joined after it.
         self._forgotten = 0
+        self._finds: SingleFlight[tuple[int, str], ApiKey | None] = SingleFlight(keep="none")
+        self._counts: SingleFlight[int, bool] = SingleFlight(keep="none")
 
     async def required(self) -> bool:
         """Whether requests need a key: some key is configured or was ever stored. The first
@@ -86,7 +87,7 @@ class Authenticator:
         if self._required is not None and self._required[0] > self._clock():
             return self._required[1]
         keys = self.keys
-        return bool(await self._shared("required", lambda: self._count(keys)))
+        return await self._counts(self._forgotten, lambda: self._count(keys))
 
     async def _count(self, keys: KeyStore) -> bool:
         forgotten, now = self._forgotten, self._clock()
@@ -113,7 +114,6 @@ class Authenticator:
     def forget(self) -> None:
         """Drop every cached lookup: a key changed here takes effect at once here."""
         self._found.clear()
-        self._reading.clear()
         self._forgotten += 1
         if self._required is not None:
             self._required = (0.0, self._required[1])
@@ -126,8 +126,7 @@ class Authenticator:
         if cached is not None and cached[0] > self._clock():
             return cached[1]
         keys = self.keys
-        found: ApiKey | None = await self._shared(digest, lambda: self._find(keys, digest))
-        return found
+        return await self._finds((self._forgotten, digest), lambda: self._find(keys, digest))
 
     async def _find(self, keys: KeyStore, digest: str) -> ApiKey | None:
         forgotten, now = self._forgotten, self._clock()
@@ -143,20 +142,6 @@ class Authenticator:
             self._found.clear()
         self._found[digest] = (now + self.cache_s, key)
         return key
-
-    async def _shared(self, name: str, read: Callable[[], Awaitable[Any]]) -> Any:
-        """`read()`, or the same read already under way; a caller that gives up (its
-        client went) does not cancel it for the others."""
-        reading = self._reading.get(name)
-        if reading is None:
-            reading = asyncio.ensure_future(read())
-            self._reading[name] = reading
-            reading.add_done_callback(lambda done: self._done_reading(name, done))
-        return await asyncio.shield(reading)
-
-    def _done_reading(self, name: str, done: "asyncio.Future[Any]") -> None:
-        if self._reading.get(name) is done:
-            del self._reading[name]
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
