@@ -20,9 +20,12 @@ class CountedTakes(RateCounts):
     """RateCounts counting its database writes."""
 
     takes = 0
+    gate: asyncio.Event | None = None  # when given, each write waits for it
 
     async def take(self, bucket, **kwargs):  # type: ignore[no-untyped-def]
         self.takes += 1
+        if self.gate is not None:
+            await self.gate.wait()
         return await super().take(bucket, **kwargs)
 
 
@@ -71,6 +74,19 @@ async def test_a_large_limit_costs_a_write_per_block_of_requests(database):
         assert leases.takes == -(-1000 // MAX_LEASE)
         # What is left counts what this process reserved, spent or not: never more.
         assert decisions[-1].remaining <= 100_000_000 - 1000
+
+
+async def test_requests_that_find_the_lease_spent_together_take_one_lease(database):
+    async with await CountedTakes.open(database) as leases:
+        leases.gate = asyncio.Event()
+        limited = limiter(leases, "100000000/minute")
+        waiting = [asyncio.ensure_future(limited.hit("bench")) for _ in range(64)]
+        while leases.takes == 0:
+            await asyncio.sleep(0)
+        leases.gate.set()
+        decisions = await asyncio.gather(*waiting)
+        assert all(d.allowed for d in decisions)
+        assert leases.takes == 1
 
 
 async def test_keys_lease_apart(database):

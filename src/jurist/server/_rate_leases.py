@@ -15,6 +15,7 @@ through beyond it. A lease belongs to one window: a new window leases anew.
 
 from dataclasses import dataclass
 
+from jurist.core import SingleFlight
 from jurist.store import Counted, RateCounts
 
 # The largest block of places one lease takes: one write per this many requests at most.
@@ -37,26 +38,43 @@ class LeasedCounter:
     def __init__(self, leases: RateCounts) -> None:
         self.leases = leases
         self._held: dict[str, _Lease] = {}
+        self._leasing: SingleFlight[tuple[str, int], Counted | None] = SingleFlight(keep="none")
 
     async def hit(self, bucket: str, *, limit: int, window_s: int, now: float) -> Counted:
         start = int(now // window_s) * window_s
-        lease = self._held.get(bucket)
-        if lease is None or lease.start != start or lease.left < 1:
-            known_left = limit if lease is None else max(0.0, limit - lease.estimate)
-            want = max(1, min(MAX_LEASE, int(known_left) // LEASE_SHARE))
-            granted, counted = await self.leases.take(
-                bucket, want=want, limit=limit, window_s=window_s, now=now
-            )
-            if not granted:
-                return counted
-            # Another request of this bucket may have leased meanwhile: keep both blocks.
+        while True:
             lease = self._held.get(bucket)
-            if lease is None or lease.start != start:
-                lease = self._held[bucket] = _Lease(start, 0, counted.count)
-            lease.left += granted
-            lease.estimate = max(lease.estimate, counted.count)
+            if lease is not None and lease.start == start and lease.left >= 1:
+                break
+            # The requests that find the lease spent together wait for one new lease, not
+            # a write each (which on SQLite would queue behind each other and the store's).
+            refused = await self._leasing(
+                (bucket, start), lambda: self._lease(bucket, start, limit, window_s, now)
+            )
+            if refused is not None:
+                return refused
         lease.left -= 1
         if len(self._held) > 10_000:  # buckets of past windows: a new window leases anew
             self._held = {k: v for k, v in self._held.items() if v.start >= start}
         # Counted in the database already: what is spent of the window, as far as known here.
         return Counted(True, lease.estimate - lease.left, 0)
+
+    async def _lease(
+        self, bucket: str, start: int, limit: int, window_s: int, now: float
+    ) -> Counted | None:
+        """More places of `bucket` in the window from `start`: None once they are held here,
+        or the refusal when the database has none left."""
+        lease = self._held.get(bucket)
+        known_left = limit if lease is None else max(0.0, limit - lease.estimate)
+        want = max(1, min(MAX_LEASE, int(known_left) // LEASE_SHARE))
+        granted, counted = await self.leases.take(
+            bucket, want=want, limit=limit, window_s=window_s, now=now
+        )
+        if not granted:
+            return counted
+        lease = self._held.get(bucket)
+        if lease is None or lease.start != start:
+            lease = self._held[bucket] = _Lease(start, 0, counted.count)
+        lease.left += granted
+        lease.estimate = max(lease.estimate, counted.count)
+        return None
