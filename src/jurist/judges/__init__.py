@@ -4,7 +4,9 @@ template, a model and a classifier; acceptance criteria, G-Eval rubrics, pairwis
 research verdicts) ask a model and record the prompt, the model and its parameters with each
 judgment. Grounding judges (claims, hallucination, faithfulness, RAG relevance, fact-checking)
 decompose an output into claims and check each against its context or trusted sources; `rag`
-reads a retrieval-augmented answer's question, passages and answer from a context."""
+reads a retrieval-augmented answer's question, passages and answer from a context. Agent-run
+judges (tool calls, their arguments' schema, the trajectory's rules) read the trajectory a
+context holds."""
 
 from jurist.judges import rag
 from jurist.judges._ask import Answer, CallPolicy, Failure, ModelRef, ask, model_error_judgment
@@ -108,11 +110,14 @@ from jurist.judges._support import (
     SupportReport,
 )
 from jurist.judges._text import ContainsJudge, LengthJudge, RegexJudge
+from jurist.judges._tool_calls import ArgumentMatch, ToolArgumentsJudge, ToolCallJudge, json_equal
+from jurist.judges._trajectory import ToolStep, TrajectoryJudge
 
 __all__ = [
     "Action",
     "Answer",
     "AnswerRelevanceJudge",
+    "ArgumentMatch",
     "CallPolicy",
     "ClaimCheck",
     "ClaimExtractor",
@@ -203,6 +208,10 @@ __all__ = [
     "SupportOptions",
     "SupportReport",
     "TokensUsed",
+    "ToolArgumentsJudge",
+    "ToolCallJudge",
+    "ToolStep",
+    "TrajectoryJudge",
     "UnknownSource",
     "Unreadable",
     "ask",
@@ -211,6 +220,7 @@ __all__ = [
     "coverage_scores",
     "decide",
     "focus_scores",
+    "json_equal",
     "json_object",
     "match_quote",
     "model_error_judgment",

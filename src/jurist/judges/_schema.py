@@ -106,6 +106,20 @@ def _compiled(text: str) -> Any:
     return jsonschema_rs.validator_for(json.loads(text), offline=True)
 
 
+def load_schema_object(schema: SchemaSource) -> tuple[dict[str, Any] | bool, Any]:
+    """A schema as SchemaJudge takes one (a dict, a bool, JSON text or a file), and its
+    compiled validator. Raises ValueError naming `schema` when it is not a JSON Schema."""
+    loaded = _load_schema(schema)
+    if not isinstance(loaded, dict | bool):
+        raise ValueError(
+            f"schema must be a JSON object or boolean, not a JSON {type(loaded).__name__}"
+        )
+    try:
+        return loaded, compiled_schema(loaded)
+    except (ValueError, jsonschema_rs.ReferencingError) as exc:
+        raise ValueError(f"schema is not a valid JSON Schema: {_first_line(exc)}") from exc
+
+
 class SchemaJudge(BaseJudge):
     """PASS when the output is JSON that follows a JSON Schema.
 
@@ -128,16 +142,8 @@ class SchemaJudge(BaseJudge):
     ) -> None:
         super().__init__(name, description)
         self.parse_text = parse_text
-        loaded = _load_schema(schema)
-        if not isinstance(loaded, dict | bool):
-            raise ValueError(
-                f"schema must be a JSON object or boolean, not a JSON {type(loaded).__name__}"
-            )
-        self.schema: dict[str, Any] | bool = loaded
-        try:
-            self._validator: Any = compiled_schema(loaded)
-        except (ValueError, jsonschema_rs.ReferencingError) as exc:
-            raise ValueError(f"schema is not a valid JSON Schema: {_first_line(exc)}") from exc
+        self.schema: dict[str, Any] | bool
+        self.schema, self._validator = load_schema_object(schema)
 
     async def judge(self, ctx: Context) -> Judgment:
         instance, problem = _instance(ctx, parse_text=self.parse_text)

@@ -25,6 +25,9 @@ from jurist.judges import (
     RubricJudge,
     SchemaJudge,
     SentenceChecksJudge,
+    ToolArgumentsJudge,
+    ToolCallJudge,
+    TrajectoryJudge,
 )
 from jurist.jury import (
     Average,
@@ -223,6 +226,9 @@ _LEAVES: tuple[tuple[str, Any, dict[str, Any]], ...] = (
         SentenceChecksJudge,
         {"fields": {"dimensions": Dimensions}},
     ),
+    ("tool_call", ToolCallJudge, {}),
+    ("tool_arguments", ToolArgumentsJudge, {"fields": {"schema": SchemaValue}}),
+    ("trajectory", TrajectoryJudge, {}),
     ("all_of", all_of, {"fields": {"judges": Judges}}),
     ("any_of", any_of, {"fields": {"judges": Judges}}),
     ("not", not_, {"fields": {"judge": "JudgeSpec"}}),
