@@ -4,8 +4,9 @@ import pytest
 
 from jurist.settings import get_settings
 
-# postgres_server, postgres_url: a throwaway PostgreSQL server (tests/postgres.py).
-pytest_plugins = ["postgres"]
+# postgres_server, postgres_url: a throwaway PostgreSQL server (tests/postgres.py);
+# pytester: pytest run on test files a test writes (tests/pytest_plugin).
+pytest_plugins = ["postgres", "pytester"]
 
 
 @pytest.fixture

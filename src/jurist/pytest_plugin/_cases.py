@@ -1,0 +1,67 @@
+"""Tests parametrised over a dataset file, read by jurist's one dataset reader."""
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jurist.data import DatasetError, FieldMap, load_dataset
+
+MARKER = "jurist_dataset"
+DEFAULT_ARGUMENT = "case"
+
+
+def jurist_cases(
+    path: str | Path, field_map: FieldMap | str | None = None, *, base: Path | None = None
+) -> list[Any]:
+    """The rows of a dataset file (.jsonl, .json, .csv, .parquet) as Contexts, one
+    `pytest.param` each, with the row's `id` (else its line number) as the test id: use it
+    in `@pytest.mark.parametrize("case", jurist_cases("answers.jsonl"))`.
+
+    `field_map` picks the columns (`"output=answer,context=docs"`, as `jurist eval --map`).
+    A relative path is read from the directory of the file that calls this (the test
+    module), else from `base`. A row that cannot be judged is a DatasetError naming its line,
+    raised at collection."""
+    if base is None:
+        caller = inspect.stack()[1].filename
+        base = Path(caller).resolve().parent
+    target = Path(path)
+    if not target.is_absolute():
+        target = base / target
+    dataset = load_dataset(target, field_map)
+    params = []
+    for item in dataset.items:
+        if item.context is None:
+            raise DatasetError(str(target), item.problem or f"line {item.line}: cannot be judged")
+        params.append(pytest.param(item.context, id=item.id))
+    return params
+
+
+def parametrize_marked(metafunc: pytest.Metafunc) -> None:
+    """`@pytest.mark.jurist_dataset(PATH, map=None, argument="case")`: the test runs once per
+    row of PATH (relative to the test module), its `argument` the row's Context."""
+    marker = metafunc.definition.get_closest_marker(MARKER)
+    if marker is None:
+        return
+    if len(marker.args) != 1:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} takes one dataset path, "
+            f"got {len(marker.args)} arguments"
+        )
+    unknown = sorted(set(marker.kwargs) - {"map", "argument"})
+    if unknown:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} has no option {unknown[0]!r} "
+            "(options: map, argument)"
+        )
+    argument = marker.kwargs.get("argument", DEFAULT_ARGUMENT)
+    if argument not in metafunc.fixturenames:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} gives each row as the "
+            f"argument {argument!r}, which the test does not take"
+        )
+    cases = jurist_cases(
+        marker.args[0], marker.kwargs.get("map"), base=metafunc.definition.path.parent
+    )
+    metafunc.parametrize(argument, cases)
