@@ -8,6 +8,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from jurist.core._context import Context
 from jurist.core._judgment import Judgment
 from jurist.core._status import JudgeKind
+from jurist.core._tracing import trace_span, tracing_enabled
 
 T = TypeVar("T")
 
@@ -57,6 +58,21 @@ async def run_judge(judge: Judge, ctx: Context) -> Judgment:
     is never a crash and never a FAIL. Cancellation still propagates.
     """
     name = judge_name(judge)
+    if not tracing_enabled():
+        return await _run(judge, name, ctx)
+    kind = getattr(judge, "kind", None)
+    attributes = {
+        "jurist.judge.name": name,
+        "jurist.judge.kind": kind.value if isinstance(kind, JudgeKind) else None,
+    }
+    with trace_span(f"judge {name}", attributes) as span:
+        judgment = await _run(judge, name, ctx)
+        if span is not None:
+            span.judged(judgment)
+        return judgment
+
+
+async def _run(judge: Judge, name: str, ctx: Context) -> Judgment:
     try:
         result = await judge.judge(ctx)
     except Exception as exc:  # noqa: BLE001 - turning every failure into ERROR is the point

@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from jurist.core import Cause, Context, Judgment, Usage
 from jurist.judges._reading import Unreadable
-from jurist.llm import ErrorKind, Model, ModelError, Request, Response, get_model
+from jurist.llm import ErrorKind, Model, ModelError, Request, Response, get_model, traced
 from jurist.prompts import PromptContract, PromptError, PromptTemplate, RenderedPrompt
 from jurist.settings import Settings, get_settings
 
@@ -282,7 +282,8 @@ async def ask(
         return prompt_error_judgment(exc, judge=judge)
     call: dict[str, Any] = {}
     try:
-        resolved = model.get() if isinstance(model, ModelRef) else model
+        # A model given as an object (not from get_model) is traced here all the same.
+        resolved = traced(model.get() if isinstance(model, ModelRef) else model)
         request = policy.request(
             prompt,
             resolved,

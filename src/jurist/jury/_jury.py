@@ -15,6 +15,8 @@ from jurist.core import (
     judge_name,
     require_judges,
     run_sync,
+    trace_span,
+    tracing_enabled,
 )
 from jurist.jury._ballot import Ballot, VotingStrategy, check_weight
 from jurist.jury._members import cast
@@ -84,6 +86,22 @@ class Jury(BaseJudge):
 
     async def vote(self, ctx: Context) -> Verdict:
         """Run every member and aggregate their judgments into a Verdict."""
+        if not tracing_enabled():
+            return await self._vote(ctx)
+        attributes = {
+            "jurist.jury.name": self.name,
+            "jurist.jury.strategy": judge_name(self.strategy),
+            "jurist.jury.judges": self.names,
+        }
+        # The members' judgment spans, made by run_judge in their own tasks, nest under it.
+        with trace_span(f"jury {self.name}", attributes) as span:
+            verdict = await self._vote(ctx)
+            if span is not None:
+                span.judged(verdict.aggregated)
+                span.set({"jurist.jury.verdict": verdict.status.value})
+            return verdict
+
+    async def _vote(self, ctx: Context) -> Verdict:
         cast_votes = await (self._concurrently(ctx) if self.parallel else self._in_order(ctx))
         judgments = tuple(judgment for judgment, _ in cast_votes)
         ballots = [

@@ -44,6 +44,7 @@ from jurist.llm._redaction import (
 from jurist.llm._retry import Retrying
 from jurist.llm._spec import ModelSpec, ModelSpecError, parse_spec
 from jurist.llm._structured import Structured, extract_json
+from jurist.llm._traced import Traced, traced
 from jurist.llm._types import (
     Capabilities,
     Choice,
@@ -100,6 +101,7 @@ __all__ = [
     "TimeLimited",
     "TokenLogprob",
     "TopLogprob",
+    "Traced",
     "WeightsState",
     "WithOptions",
     "check_provider",
@@ -122,6 +124,7 @@ __all__ = [
     "redact_json",
     "redaction_hook",
     "runtime_installed",
+    "traced",
     "weights_state",
     "with_options",
 ]

@@ -3,6 +3,7 @@
 The stack, from the caller inwards, and why in this order:
 
 - `Hooked` (only with hooks): redaction must change the request before anything keys on it.
+- `Traced` (only while tracing is on): the call's span covers all that the caller waits for.
 - `Cached`: stores only answers that passed structured-output validation, and a hit skips
   every layer below, including the rate limit.
 - `Structured`: its one re-ask is a call of its own, retried and limited like any other.
@@ -36,6 +37,7 @@ from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
 from jurist.llm._retry import Retrying
 from jurist.llm._spec import ModelSpec, parse_spec
 from jurist.llm._structured import Structured
+from jurist.llm._traced import traced
 from jurist.llm._types import ErrorKind, Model, ModelError
 from jurist.llm._weights import check_gguf, missing_modules, not_installed, prepare_weights
 from jurist.settings import Settings, get_settings
@@ -72,7 +74,8 @@ def get_model(
         model = _built.get(key)
         if model is None:
             model = _built[key] = _stack(parsed, settings, use_cache)
-        return model
+    # Outermost, and outside the shared stack, so that turning tracing on needs no new stack.
+    return traced(model)
 
 
 def _stack(spec: ModelSpec, settings: Settings, use_cache: bool) -> Model:

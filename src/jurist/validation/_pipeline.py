@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jurist.core import (
+    AttributeValue,
     Cause,
     Judge,
     Judgment,
@@ -25,7 +26,10 @@ from jurist.core import (
     Steps,
     Usage,
     gather_ordered,
+    judge_name,
+    judgment_attributes,
     report,
+    trace_span,
 )
 from jurist.judges import (
     FactChecker,
@@ -194,16 +198,24 @@ class Validator:
         `ValidationError` for a malformed request and `RequestError` for one this validator
         cannot run. With `max_model_calls`, the calls past it fail, so their layers are
         errors (`setting` names what raises the limit)."""
-        if not isinstance(request, ValidationRequest):
-            request = ValidationRequest.model_validate(request)
-        self.check(request)
-        await self.check_sources(request)
-        started = time.perf_counter()
-        policy = self.policy_for(request)
-        ran = await self._layers(request, max_model_calls, setting)
-        outcomes = tuple(outcome.with_policy(policy) for outcome in ran)
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        return Validation(self._result(request, outcomes, elapsed_ms), outcomes)
+        # One span for the request, the parent of its layers' spans; a refused request
+        # fails it with the error.
+        with trace_span("validate") as span:
+            if not isinstance(request, ValidationRequest):
+                request = ValidationRequest.model_validate(request)
+            self.check(request)
+            await self.check_sources(request)
+            if span is not None:
+                span.set({"jurist.validation.layers": [t.value for t in request.validation_types]})
+            started = time.perf_counter()
+            policy = self.policy_for(request)
+            ran = await self._layers(request, max_model_calls, setting)
+            outcomes = tuple(outcome.with_policy(policy) for outcome in ran)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            result = self._result(request, outcomes, elapsed_ms)
+            if span is not None:
+                span.set(_result_attributes(result, outcomes))
+        return Validation(result, outcomes)
 
     async def validate(self, request: ValidationRequest | Mapping[str, Any]) -> ValidationResult:
         return (await self.run(request)).result
@@ -239,7 +251,12 @@ class Validator:
         steps = Steps("layer", len(jobs))
 
         async def run(layer: ValidationType, judge: Judge, read: Reader) -> LayerOutcome:
-            outcome = await run_layer(layer, judge, ctx, read)
+            with trace_span(
+                f"validation layer {layer.value}", {"jurist.validation.layer": layer.value}
+            ) as span:
+                outcome = await run_layer(layer, judge, ctx, read)
+                if span is not None:
+                    span.set(_layer_attributes(outcome, judge))
             steps.done(layer.value)
             return outcome
 
@@ -366,6 +383,33 @@ def _settings_policy(overrides: Mapping[Any, object]) -> SeverityPolicy:
 def _overridden_policy(overrides: tuple[tuple[Any, object], ...]) -> SeverityPolicy:
     # A policy is frozen: every validator made with the same settings shares one.
     return DEFAULT_POLICY.overridden(dict(overrides))
+
+
+def _layer_attributes(outcome: LayerOutcome, judge: Judge) -> dict[str, AttributeValue]:
+    """What a layer's span records: its judge and that judge's judgment (the layer runs it
+    itself, so the layer's span is the judgment's), its verdict before the request's
+    severity policy, its issues and, when it broke, why."""
+    judged = judgment_attributes(outcome.judgment) if outcome.judgment is not None else {}
+    return {
+        "jurist.judge.name": judge_name(judge),
+        **judged,
+        "jurist.validation.verdict": outcome.verdict,
+        "jurist.validation.issues": len(outcome.reading.issues),
+        "jurist.judgment.cause": outcome.cause.value if outcome.cause is not None else None,
+    }
+
+
+def _result_attributes(
+    result: ValidationResult, outcomes: Sequence[LayerOutcome]
+) -> dict[str, AttributeValue]:
+    """What the request's span records of its result."""
+    return {
+        "jurist.validation.valid": result.valid,
+        "jurist.validation.confidence": result.confidence,
+        "jurist.validation.quality_score": result.quality_score,
+        "jurist.validation.issues": len(result.issues),
+        "jurist.validation.verdicts": [f"{o.layer.value}={o.verdict}" for o in outcomes],
+    }
 
 
 def _unavailable(layer: ValidationType, message: str, cause: Cause) -> LayerOutcome:
