@@ -25,6 +25,7 @@ class Received:
     headers: dict[str, str]  # lower-cased names
     body: Any  # the parsed JSON, or the raw text when it was not JSON
     peer_port: int  # the client's port: one per connection, so reuse shows
+    path: str = ""  # the path and query the request was sent to
 
 
 class Reply(Protocol):
@@ -329,6 +330,8 @@ class FaultServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._openai)
         app.router.add_post("/v1/messages", self._anthropic)
+        # Azure OpenAI's route: the deployment in the path, the API version in the query.
+        app.router.add_post("/openai/deployments/{deployment}/chat/completions", self._openai)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -367,6 +370,7 @@ class FaultServer:
                 {k.lower(): v for k, v in request.headers.items()},
                 body,
                 peer[1] if peer else 0,
+                request.path_qs,
             )
         )
         async with self._arrived:

@@ -73,10 +73,75 @@ class Settings(BaseSettings):
     )
     anthropic_api_key: str | None = Field(None, validation_alias=_env("ANTHROPIC_API_KEY"))
     anthropic_base_url: str | None = Field(None, validation_alias=_env("ANTHROPIC_BASE_URL"))
+    ollama_base_url: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_OLLAMA_BASE_URL"),
+        description="the OpenAI-compatible base URL of the Ollama server `ollama:MODEL` calls; "
+        "else http://OLLAMA_HOST/v1 when OLLAMA_HOST is set, else http://127.0.0.1:11434/v1",
+    )
+    ollama_host: str | None = Field(
+        None,
+        validation_alias=_env("OLLAMA_HOST"),
+        description="Ollama's own host[:port] setting, read when JURIST_OLLAMA_BASE_URL is not "
+        "set (a server's bind address 0.0.0.0 is reached at 127.0.0.1)",
+    )
+    vllm_base_url: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_VLLM_BASE_URL"),
+        description="the base URL of the vLLM server `vllm:MODEL` calls; "
+        "default http://127.0.0.1:8000/v1",
+    )
+    vllm_api_key: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_VLLM_API_KEY", "VLLM_API_KEY"),
+        description="the key a vLLM server started with --api-key wants",
+    )
+    azure_openai_endpoint: str | None = Field(
+        None,
+        validation_alias=_env("AZURE_OPENAI_ENDPOINT"),
+        description="the Azure OpenAI resource `azure:DEPLOYMENT` calls "
+        "(https://NAME.openai.azure.com)",
+    )
+    azure_openai_api_key: str | None = Field(None, validation_alias=_env("AZURE_OPENAI_API_KEY"))
+    openai_api_version: str | None = Field(
+        None,
+        validation_alias=_env("OPENAI_API_VERSION"),
+        description="the Azure OpenAI API version `azure:DEPLOYMENT` asks for (2024-10-21, ...)",
+    )
+    litellm_api_base: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_LITELLM_API_BASE"),
+        description="a base URL every `litellm:MODEL` call goes to (a LiteLLM proxy, a "
+        "self-hosted server); unset, LiteLLM finds each provider's own",
+    )
+    litellm_api_key: str | None = Field(
+        None,
+        validation_alias=_env("JURIST_LITELLM_API_KEY"),
+        description="the key every `litellm:MODEL` call sends (a LiteLLM proxy's); unset, "
+        "LiteLLM reads each provider's own variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...)",
+    )
     cache: bool = Field(
         True,
         validation_alias=_env("JURIST_CACHE"),
         description="cache temperature-0 responses on disk (JURIST_CACHE=0 turns it off)",
+    )
+    otel: bool = Field(
+        False,
+        validation_alias=_env("JURIST_OTEL"),
+        description="send OpenTelemetry spans of judgments, juries, validation layers and "
+        "model calls over OTLP/HTTP from the jurist command and service (needs the otel "
+        "extra); also on when OTEL_EXPORTER_OTLP_ENDPOINT or its traces form is set",
+    )
+    otel_endpoint: str | None = Field(
+        None,
+        validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        description="OpenTelemetry's standard OTLP base URL (traces go to its /v1/traces); "
+        "default http://localhost:4318",
+    )
+    otel_traces_endpoint: str | None = Field(
+        None,
+        validation_alias=_env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+        description="OpenTelemetry's standard OTLP traces URL, used as it is",
     )
     timeout_s: float = Field(120.0, gt=0, validation_alias=_env("JURIST_TIMEOUT_S"))
     max_attempts: int = Field(4, ge=1, le=20, validation_alias=_env("JURIST_MAX_ATTEMPTS"))

@@ -42,7 +42,7 @@ def test_a_local_path_expands_the_home_directory():
     [
         ("", "it is empty"),
         ("gpt-4o", "no provider prefix"),
-        ("azure:gpt-4o", "unknown provider 'azure'"),
+        ("bedrock:claude-3-5-haiku", "unknown provider 'bedrock'"),
         ("openai:", "no model after 'openai'"),
         ("local:llama-70b", "unknown local model 'llama-70b'"),
         ("openai-compatible:llama3", "needs MODEL@BASE_URL"),

@@ -22,7 +22,6 @@ Stacks are built once per spec and setting per process, so limits are shared by 
 the process who uses the same model, and clients and loaded weights are reused.
 """
 
-import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,11 +33,12 @@ from jurist.llm._cost import Priced, PriceTable
 from jurist.llm._embedded import EmbeddedModel, LoadOptions
 from jurist.llm._hooks import Hooked, RequestHook, ResponseHook
 from jurist.llm._limits import ConcurrencyLimited, RateLimited, TimeLimited
+from jurist.llm._named import NAMED, endpoint, named_provider, require_key, require_sdk
 from jurist.llm._retry import Retrying
 from jurist.llm._spec import ModelSpec, parse_spec
 from jurist.llm._structured import Structured
 from jurist.llm._traced import traced
-from jurist.llm._types import ErrorKind, Model, ModelError
+from jurist.llm._types import Model
 from jurist.llm._weights import check_gguf, missing_modules, not_installed, prepare_weights
 from jurist.settings import Settings, get_settings
 
@@ -101,17 +101,19 @@ def _endpoint_limit(spec: ModelSpec, settings: Settings) -> AdaptiveLimit:
     """The limit on calls in flight to the endpoint `spec` calls, shared by every model that
     calls it with the same concurrency settings: a provider's capacity is the endpoint's."""
     if spec.provider == "openai":
-        endpoint = f"openai@{settings.openai_base_url or 'https://api.openai.com/v1'}"
+        where = f"openai@{settings.openai_base_url or 'https://api.openai.com/v1'}"
     elif spec.provider == "anthropic":
-        endpoint = f"anthropic@{settings.anthropic_base_url or 'https://api.anthropic.com'}"
+        where = f"anthropic@{settings.anthropic_base_url or 'https://api.anthropic.com'}"
+    elif spec.provider in NAMED:
+        where = endpoint(spec, settings)
     else:
-        endpoint = f"{spec.provider}@{spec.base_url}"
-    key = (endpoint, settings.concurrency, settings.max_concurrency)
+        where = f"{spec.provider}@{spec.base_url}"
+    key = (where, settings.concurrency, settings.max_concurrency)
     limit = _limits.get(key)
     if limit is None:
         fixed = settings.concurrency
         limit = _limits[key] = AdaptiveLimit(
-            ceiling=fixed or settings.max_concurrency, adaptive=fixed is None, name=endpoint
+            ceiling=fixed or settings.max_concurrency, adaptive=fixed is None, name=where
         )
     return limit
 
@@ -142,17 +144,19 @@ def _provider(spec: ModelSpec, settings: Settings) -> Model:
             options=options,
             fingerprint=f"{name}@sha256:{known.sha256}",
         )
+    if spec.provider in NAMED:
+        return named_provider(spec, settings, PriceTable.load(settings.prices_file))
     if spec.provider == "anthropic":
-        _require_sdk("anthropic", name)
+        require_sdk("anthropic", name)
         from jurist.llm._anthropic import AnthropicModel
 
-        key = _require_key(settings.anthropic_api_key, "ANTHROPIC_API_KEY", name)
+        key = require_key(settings.anthropic_api_key, "ANTHROPIC_API_KEY", name)
         return AnthropicModel(spec.model, api_key=key, base_url=settings.anthropic_base_url)
-    _require_sdk("openai", name)
+    require_sdk("openai", name)
     from jurist.llm._openai import OpenAIModel
 
     if spec.provider == "openai":
-        key = _require_key(settings.openai_api_key, "OPENAI_API_KEY", name)
+        key = require_key(settings.openai_api_key, "OPENAI_API_KEY", name)
         return OpenAIModel(spec.model, api_key=key, base_url=settings.openai_base_url, name=name)
     # Never OPENAI_API_KEY here: that secret is OpenAI's, not the third-party server's.
     return OpenAIModel(
@@ -161,22 +165,3 @@ def _provider(spec: ModelSpec, settings: Settings) -> Model:
         api_key=settings.openai_compatible_api_key,
         name=name,
     )
-
-
-def _require_sdk(module: str, name: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise ModelError(
-            ErrorKind.UNAVAILABLE,
-            f"the {module} SDK is not installed: pip install 'jurist[{module}]'",
-            model=name,
-        )
-
-
-def _require_key(key: str | None, variable: str, name: str) -> str:
-    if not key:
-        raise ModelError(
-            ErrorKind.UNAVAILABLE,
-            f"{variable} is not set; set it, or choose another model with JURIST_MODEL",
-            model=name,
-        )
-    return key

@@ -27,6 +27,16 @@ from jurist.llm._wire_json import decode_body, encode_body
 
 OPENAI_URL = "https://api.openai.com/v1"
 
+
+@dataclasses.dataclass(frozen=True)
+class AzureTarget:
+    """Where an Azure OpenAI deployment lives: the resource's endpoint
+    (https://NAME.openai.azure.com) and the API version every call names."""
+
+    endpoint: str
+    api_version: str
+
+
 CAPABILITIES = Capabilities(
     logprobs=True,
     max_top_logprobs=20,
@@ -74,15 +84,19 @@ class OpenAIModel:
         schema_mode: SchemaMode | None = None,
         capabilities: Capabilities | None = None,
         client: openai.AsyncOpenAI | None = None,
+        azure: AzureTarget | None = None,
     ) -> None:
         self.model_id = model_id
         url = base_url.rstrip("/") if base_url else None
         self.base_url = None if url == OPENAI_URL else url
         self._api_key = api_key
+        self._azure = azure
         # Retries are the Retrying middleware's, even on a client handed in.
         self._client = None if client is None else client.with_options(max_retries=0)
         if name is not None:
             self._name = name
+        elif azure is not None:
+            self._name = f"azure:{model_id}"
         elif self.base_url is None:
             self._name = f"openai:{model_id}"
         else:
@@ -121,7 +135,7 @@ class OpenAIModel:
                     )
                     break
                 except openai.APIStatusError as exc:
-                    if request.json_schema is None or not _rejects_schema_mode(exc, mode):
+                    if request.json_schema is None or not rejects_schema_mode(exc, mode):
                         raise
                     self._weaken(mode)
         except ModelError:
@@ -137,6 +151,13 @@ class OpenAIModel:
             raise unexpected_error(exc, self._name) from exc
 
     def _shared_client(self) -> openai.AsyncOpenAI:
+        azure, key = self._azure, self._api_key
+        if azure is not None:
+            deployment = self.model_id
+            return loop_client(
+                ("azure", azure, deployment, key),
+                lambda: _build_azure_client(azure, deployment, key),
+            )
         api_key = self._api_key
         if api_key is None and self.base_url is None:
             api_key = os.environ.get("OPENAI_API_KEY")
@@ -189,39 +210,40 @@ class OpenAIModel:
             ) from exc
 
     def _error(self, exc: Exception) -> ModelError:
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelError(ErrorKind.TIMEOUT, "the request timed out", model=self._name)
-        if isinstance(exc, openai.APIConnectionError):
-            why = f": {exc.__cause__!r}" if exc.__cause__ else ""
+        return openai_error(exc, self._name)
+
+
+def openai_error(exc: Exception, name: str) -> ModelError:
+    """The ModelError for what the openai SDK raised, or anything built on its exceptions
+    (LiteLLM's subclass them)."""
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelError(ErrorKind.TIMEOUT, "the request timed out", model=name)
+    if isinstance(exc, openai.APIConnectionError):
+        why = f": {exc.__cause__!r}" if exc.__cause__ else ""
+        return ModelError(ErrorKind.CONNECTION, f"cannot reach the server{why}", model=name)
+    if isinstance(exc, openai.APIStatusError):
+        message = error_message(exc.body, exc.message)
+        if exc.status_code == 400 and exc.code == "content_filter":
+            # Azure rejects a prompt its filter flags with a 400.
+            return ModelError(ErrorKind.REFUSED, message, model=name, status=exc.status_code)
+        if exc.status_code == 429 and exc.code == "insufficient_quota":
+            # Out of credit, not out of breath: waiting will not help.
             return ModelError(
-                ErrorKind.CONNECTION, f"cannot reach the server{why}", model=self._name
+                ErrorKind.RATE_LIMITED,
+                f"HTTP 429: {message} (check the account's billing)",
+                model=name,
+                status=429,
+                retryable=False,
             )
-        if isinstance(exc, openai.APIStatusError):
-            message = error_message(exc.body, exc.message)
-            if exc.status_code == 400 and exc.code == "content_filter":
-                # Azure rejects a prompt its filter flags with a 400.
-                return ModelError(
-                    ErrorKind.REFUSED, message, model=self._name, status=exc.status_code
-                )
-            if exc.status_code == 429 and exc.code == "insufficient_quota":
-                # Out of credit, not out of breath: waiting will not help.
-                return ModelError(
-                    ErrorKind.RATE_LIMITED,
-                    f"HTTP 429: {message} (check the account's billing)",
-                    model=self._name,
-                    status=429,
-                    retryable=False,
-                )
-            return status_error(
-                exc.status_code, message, model=self._name, headers=exc.response.headers
-            )
-        if isinstance(exc, openai.OpenAIError):
-            # Raised before any request: no credentials, a bad option.
-            return ModelError(ErrorKind.CLIENT_ERROR, str(exc), model=self._name)
-        return unexpected_error(exc, self._name)
+        return status_error(exc.status_code, message, model=name, headers=exc.response.headers)
+    if isinstance(exc, openai.OpenAIError):
+        # Raised before any request: no credentials, a bad option.
+        return ModelError(ErrorKind.CLIENT_ERROR, str(exc), model=name)
+    return unexpected_error(exc, name)
 
 
-def _rejects_schema_mode(exc: openai.APIStatusError, mode: SchemaMode) -> bool:
+def rejects_schema_mode(exc: openai.APIStatusError, mode: SchemaMode) -> bool:
+    """Whether `exc` is a server saying it does not take the `response_format` of `mode`."""
     if mode == "none" or exc.status_code not in (400, 422):
         return False
     said = f"{exc.message} {exc.body}".lower()
@@ -232,6 +254,22 @@ def _build_client(base_url: str | None, api_key: str) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         api_key=api_key,
         base_url=base_url,
+        max_retries=0,  # Retrying middleware's job
+        timeout=None,  # each call passes its request's timeout
+        http_client=openai.DefaultAsyncHttpxClient(**http_client_options()),
+    )
+
+
+def _build_azure_client(
+    azure: AzureTarget, deployment: str, api_key: str | None
+) -> openai.AsyncAzureOpenAI:
+    # The deployment goes into the base URL (.../openai/deployments/NAME): the raw route
+    # sends an encoded body, which the SDK does not read for a deployment name.
+    return openai.AsyncAzureOpenAI(
+        azure_endpoint=azure.endpoint,
+        azure_deployment=deployment,
+        api_version=azure.api_version,
+        api_key=api_key,
         max_retries=0,  # Retrying middleware's job
         timeout=None,  # each call passes its request's timeout
         http_client=openai.DefaultAsyncHttpxClient(**http_client_options()),

@@ -17,12 +17,22 @@ from urllib.parse import urlparse
 from jurist.core import JuristError
 from jurist.llm._catalog import CATALOG
 from jurist.llm._embedded import runtime_installed
+from jurist.llm._named import SERVERS, server_url
 from jurist.llm._spec import ModelSpec, ModelSpecError, parse_spec
 from jurist.llm._weights import missing_modules
 from jurist.settings import Settings, get_settings
 
 CONNECT_TIMEOUT_S = 3.0
-PROVIDERS = ("local", "openai", "openai-compatible", "anthropic")
+PROVIDERS = (
+    "local",
+    "openai",
+    "openai-compatible",
+    "anthropic",
+    "ollama",
+    "vllm",
+    "azure",
+    "litellm",
+)
 
 
 class ProviderConfigError(JuristError, ValueError):
@@ -65,6 +75,20 @@ def check_provider(
         _check_sdk("openai", spec_from)
         _check_key(settings.openai_api_key, "OPENAI_API_KEY", parsed)
         _check_reachable(settings.openai_base_url, "OPENAI_BASE_URL", timeout_s)
+    elif parsed.provider in SERVERS:
+        _check_sdk("openai", spec_from)
+        setting = "JURIST_VLLM_BASE_URL" if parsed.provider == "vllm" else "JURIST_OLLAMA_BASE_URL"
+        _check_reachable(server_url(parsed.provider, settings), setting, timeout_s)
+    elif parsed.provider == "azure":
+        _check_sdk("openai", spec_from)
+        _check_key(settings.azure_openai_endpoint, "AZURE_OPENAI_ENDPOINT", parsed)
+        _check_key(settings.azure_openai_api_key, "AZURE_OPENAI_API_KEY", parsed)
+        _check_key(settings.openai_api_version, "OPENAI_API_VERSION", parsed)
+        _check_reachable(settings.azure_openai_endpoint, "AZURE_OPENAI_ENDPOINT", timeout_s)
+    elif parsed.provider == "litellm":
+        # LiteLLM finds each provider's key and endpoint itself: only a proxy is known here.
+        _check_sdk("litellm", spec_from)
+        _check_reachable(settings.litellm_api_base, "JURIST_LITELLM_API_BASE", timeout_s)
     else:
         _check_sdk("openai", spec_from)
         _check_reachable(parsed.base_url, spec_from, timeout_s)

@@ -7,7 +7,12 @@ from urllib.parse import urlparse
 from jurist.core import JuristError, record
 from jurist.llm._catalog import CATALOG, DEFAULT_LOCAL
 
-Provider = Literal["local", "openai", "openai-compatible", "anthropic"]
+Provider = Literal[
+    "local", "openai", "openai-compatible", "anthropic", "ollama", "vllm", "azure", "litellm"
+]
+
+# Providers whose spec is just "PROVIDER:MODEL", the endpoint coming from the settings.
+_NAMED: tuple[Provider, ...] = ("openai", "anthropic", "ollama", "vllm", "azure", "litellm")
 
 VALID_FORMS = (
     f"local:{DEFAULT_LOCAL} (the default)",
@@ -16,6 +21,10 @@ VALID_FORMS = (
     "openai:MODEL",
     "openai-compatible:MODEL@http://host:port/v1",
     "anthropic:MODEL",
+    "ollama:MODEL (an Ollama server, http://127.0.0.1:11434/v1 unless configured)",
+    "vllm:MODEL (a vLLM server, http://127.0.0.1:8000/v1 unless configured)",
+    "azure:DEPLOYMENT (Azure OpenAI)",
+    "litellm:MODEL (any model LiteLLM knows, e.g. litellm:anthropic/claude-3-5-haiku)",
 )
 
 
@@ -57,10 +66,9 @@ def parse_spec(spec: str) -> ModelSpec:
         raise ModelSpecError(spec, f"no model after {provider!r}")
     if provider == "local":
         return _local(spec, rest)
-    if provider == "openai":
-        return ModelSpec("openai", rest)
-    if provider == "anthropic":
-        return ModelSpec("anthropic", rest)
+    for named in _NAMED:
+        if provider == named:
+            return ModelSpec(named, rest)
     if provider == "openai-compatible":
         return _compatible(spec, rest)
     raise ModelSpecError(spec, f"unknown provider {provider!r}")
