@@ -27,6 +27,7 @@ from jurist.cli._serve import keys_app, serve_command
 from jurist.cli._store import store_app
 from jurist.cli._tournament import tournament_command
 from jurist.cli._validate import validate
+from jurist.core import TracingUnavailable, otlp_tracing, tracing_enabled
 from jurist.settings import Settings, explain_invalid, get_settings
 
 app = typer.Typer(
@@ -71,6 +72,19 @@ def _root(
         # Read here, before any command starts, so a bad JURIST_* variable is one line, not a
         # traceback from wherever a setting is first needed.
         typer.echo(f"error: {explain_invalid(exc, Settings)}", err=True)
+        raise typer.Exit(Exit.BAD_INPUT) from None
+    _start_tracing(get_settings())
+
+
+def _start_tracing(settings: Settings) -> None:
+    """Spans over OTLP when configured (JURIST_OTEL, OTEL_EXPORTER_OTLP_ENDPOINT); the batch
+    left at exit is sent then. A caller tracing already (a test, an embedding) keeps its own."""
+    if not settings.tracing or tracing_enabled():
+        return
+    try:
+        otlp_tracing(settings.traces_endpoint, service_name="jurist")
+    except TracingUnavailable as exc:
+        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(Exit.BAD_INPUT) from None
 
 

@@ -110,14 +110,13 @@ from jurist.judges._support import (
     SupportReport,
 )
 from jurist.judges._text import ContainsJudge, LengthJudge, RegexJudge
-from jurist.judges._tool_calls import ArgumentMatch, ToolArgumentsJudge, ToolCallJudge, json_equal
+from jurist.judges._tool_calls import ToolArgumentsJudge, ToolCallJudge, json_equal
 from jurist.judges._trajectory import ToolStep, TrajectoryJudge
 
 __all__ = [
     "Action",
     "Answer",
     "AnswerRelevanceJudge",
-    "ArgumentMatch",
     "CallPolicy",
     "ClaimCheck",
     "ClaimExtractor",

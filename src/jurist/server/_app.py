@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from jurist import __version__
+from jurist.core import otlp_tracing, stop_tracing, tracing_enabled
 from jurist.judges import Retriever
 from jurist.llm import Model, Redactor, redact_json
 from jurist.server._config import ConfigError, ServiceSettings, load_config
@@ -67,6 +68,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Spans over OTLP when configured, unless the embedding application traces already.
+        own_tracing = service.settings.tracing and not tracing_enabled()
+        if own_tracing:
+            otlp_tracing(service.settings.traces_endpoint, service_name="jurist-service")
         await service.start()
         log.info(
             "jurist service started",
@@ -80,6 +85,8 @@ def create_app(
             yield
         finally:
             await service.stop()
+            if own_tracing:
+                stop_tracing()
 
     app = FastAPI(
         title="jurist",
