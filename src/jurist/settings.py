@@ -143,24 +143,6 @@ class Settings(BaseSettings):
         validation_alias=_env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
         description="OpenTelemetry's standard OTLP traces URL, used as it is",
     )
-    otel: bool = Field(
-        False,
-        validation_alias=_env("JURIST_OTEL"),
-        description="send OpenTelemetry spans of judgments, juries, validation layers and "
-        "model calls over OTLP/HTTP from the jurist command and service (needs the otel "
-        "extra); also on when OTEL_EXPORTER_OTLP_ENDPOINT or its traces form is set",
-    )
-    otel_endpoint: str | None = Field(
-        None,
-        validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT"),
-        description="OpenTelemetry's standard OTLP base URL (traces go to its /v1/traces); "
-        "default http://localhost:4318",
-    )
-    otel_traces_endpoint: str | None = Field(
-        None,
-        validation_alias=_env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
-        description="OpenTelemetry's standard OTLP traces URL, used as it is",
-    )
     timeout_s: float = Field(120.0, gt=0, validation_alias=_env("JURIST_TIMEOUT_S"))
     max_attempts: int = Field(4, ge=1, le=20, validation_alias=_env("JURIST_MAX_ATTEMPTS"))
     max_concurrency: int = Field(
