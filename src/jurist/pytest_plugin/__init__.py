@@ -23,6 +23,11 @@ point). It gives
 
 from jurist.pytest_plugin._cases import jurist_cases
 from jurist.pytest_plugin._fixture import Jurist
+
+# pytest finds the plugin's hooks and fixtures in this module, the entry point's.
+from jurist.pytest_plugin._hooks import (
+    _jurist_model_of_the_test as _jurist_model_of_the_test,
+)
 from jurist.pytest_plugin._hooks import (
     jurist,
     jurist_model,

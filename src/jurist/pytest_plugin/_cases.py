@@ -10,6 +10,8 @@ from jurist.data import DatasetError, FieldMap, load_dataset
 
 MARKER = "jurist_dataset"
 DEFAULT_ARGUMENT = "case"
+# pytest shows this error's message alone, without a traceback into the plugin.
+_CollectError = pytest.Collector.CollectError
 
 
 def jurist_cases(
@@ -29,7 +31,14 @@ def jurist_cases(
     target = Path(path)
     if not target.is_absolute():
         target = base / target
-    dataset = load_dataset(target, field_map)
+    try:
+        dataset = load_dataset(target, field_map)
+    except DatasetError:
+        raise
+    except ValueError as exc:  # the columns do not fit: said in the command line's words
+        raise DatasetError(
+            str(target), f"{exc} (here: the marker's map=, or jurist_cases' field_map)"
+        ) from None
     params = []
     for item in dataset.items:
         if item.context is None:
@@ -45,23 +54,26 @@ def parametrize_marked(metafunc: pytest.Metafunc) -> None:
     if marker is None:
         return
     if len(marker.args) != 1:
-        raise pytest.UsageError(
+        raise _CollectError(
             f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} takes one dataset path, "
             f"got {len(marker.args)} arguments"
         )
     unknown = sorted(set(marker.kwargs) - {"map", "argument"})
     if unknown:
-        raise pytest.UsageError(
+        raise _CollectError(
             f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} has no option {unknown[0]!r} "
             "(options: map, argument)"
         )
     argument = marker.kwargs.get("argument", DEFAULT_ARGUMENT)
     if argument not in metafunc.fixturenames:
-        raise pytest.UsageError(
+        raise _CollectError(
             f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} gives each row as the "
             f"argument {argument!r}, which the test does not take"
         )
-    cases = jurist_cases(
-        marker.args[0], marker.kwargs.get("map"), base=metafunc.definition.path.parent
-    )
+    try:
+        cases = jurist_cases(
+            marker.args[0], marker.kwargs.get("map"), base=metafunc.definition.path.parent
+        )
+    except (DatasetError, OSError) as exc:
+        raise _CollectError(f"{metafunc.definition.nodeid}: {exc}") from None
     metafunc.parametrize(argument, cases)

@@ -101,11 +101,16 @@ def jurist(request: pytest.FixtureRequest, jurist_model: ModelChoice) -> Jurist:
     """Judge in a test: `jurist.judge(spec_or_judge, output=..., ...)` returns the judgment,
     `jurist.assert_judgment(...)` fails the test unless it passes. Every judgment is counted
     in the session's summary under this test."""
+    return Jurist(jurist_model, request.config.stash.get(LOG, None), request.node.nodeid)
+
+
+@pytest.fixture(autouse=True)
+def _jurist_model_of_the_test(request: pytest.FixtureRequest) -> None:
+    """`assert_judgment` in a test that does not take the `jurist` fixture asks the test's
+    `jurist_model` fixture all the same; it is looked up only when the test judges."""
     log = request.config.stash.get(LOG, None)
     if log is not None:
-        # assert_judgment called on its own in this test asks the fixture's model too
-        log.test_model = jurist_model
-    return Jurist(jurist_model, log, request.node.nodeid)
+        log.test_model = lambda: request.getfixturevalue("jurist_model")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -1,6 +1,6 @@
 """The session's judgments: every one a test made, with the test it belongs to."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -24,14 +24,14 @@ class JudgedCall:
 @dataclass
 class JudgmentLog:
     """What one pytest session judged. `model` is the session's model (`--jurist-model`,
-    else None: the JURIST_MODEL setting); a test that uses the `jurist` fixture sets the
-    fixture's model as `test_model` while it runs, so `assert_judgment` in that test asks it
-    too."""
+    else None: the JURIST_MODEL setting); while a test runs, `test_model` gives the test's
+    `jurist_model` fixture (asked for only when the test judges), so that a conftest that
+    overrides it chooses the model of every judgment in its tests."""
 
     model: ModelChoice = None
     calls: list[JudgedCall] = field(default_factory=list)
     test: str | None = None
-    test_model: ModelChoice = None
+    test_model: Callable[[], ModelChoice] | None = None
 
     def record(self, judge: str, judgment: Judgment, seconds: float) -> JudgedCall:
         call = JudgedCall(self.test, judge, judgment, seconds)
@@ -39,7 +39,7 @@ class JudgmentLog:
         return call
 
     def current_model(self) -> ModelChoice:
-        return self.test_model if self.test_model is not None else self.model
+        return self.model if self.test_model is None else self.test_model()
 
     def of_test(self, test: str) -> list[JudgedCall]:
         return [call for call in self.calls if call.test == test]
