@@ -112,9 +112,10 @@ class ToolCallJudge(BaseJudge):
     """PASS when the agent called `tool` with the expected `arguments` at least once.
 
     With `match="subset"` a call may carry arguments beyond the expected ones; with
-    "exact" it holds exactly them. Without `arguments`, any call of the tool passes. Each
-    call of the tool is a check named `TOOL#N` (N counting its calls from 1), failed with
-    what differs.
+    "exact" it holds exactly them. Either way the arguments are matched by their top-level
+    names, and a value (a nested object too) must equal the expected one as JSON. Without
+    `arguments`, any call of the tool passes. Each call of the tool is a check named
+    `TOOL#N` (N counting its calls from 1), failed with what differs.
     """
 
     def __init__(
