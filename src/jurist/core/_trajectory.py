@@ -16,6 +16,7 @@ from typing import Any, Self
 from pydantic import ValidationError
 
 from jurist.core._context import Context
+from jurist.core._report import thawed
 from jurist.core._status import ExecutionStatus
 from jurist.core._trajectory_steps import (
     FileChange,
@@ -141,17 +142,9 @@ class Trajectory(Frozen):
         if isinstance(data, cls):
             return data
         try:
-            return cls.model_validate(_plain(data))
+            return cls.model_validate(thawed(data))
         except ValidationError as exc:
             raise TrajectoryError(f"metadata.{TRAJECTORY_KEY}: {_first_error(exc)}") from exc
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _first_error(exc: ValidationError) -> str:
