@@ -1,4 +1,4 @@
-"""A small OTLP/HTTP receiver on 127.0.0.1: it takes POST /v1/traces as protobuf, decodes
+"""A small OTLP/HTTP receiver on 127.0.0.1: it takes POST .../v1/traces as protobuf, decodes
 each body with OpenTelemetry's own protocol classes, and keeps the spans."""
 
 import http.server
@@ -20,6 +20,9 @@ class Received:
     url: str
     spans: list[Span] = field(default_factory=list)
     services: set[str] = field(default_factory=set)
+    # Each request's path and headers (names in lower case), for backends that take their
+    # traces under a prefix (Langfuse's /api/public/otel/v1/traces) and with a key.
+    requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -40,13 +43,16 @@ def receiver() -> Iterator[Received]:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            if self.path != "/v1/traces":
+            if not self.path.endswith("/v1/traces"):
                 self.send_error(404)
                 return
             body = self.rfile.read(int(self.headers["Content-Length"]))
             assert self.headers["Content-Type"] == "application/x-protobuf"
             request = ExportTraceServiceRequest.FromString(body)
             with received.lock:
+                received.requests.append(
+                    (self.path, {key.lower(): value for key, value in self.headers.items()})
+                )
                 for resource_spans in request.resource_spans:
                     for item in resource_spans.resource.attributes:
                         if item.key == "service.name":
