@@ -99,10 +99,11 @@ class Ok:
 
     def _message(self, body: Any) -> dict[str, Any]:
         offered = isinstance(body, dict) and bool(body.get("tools"))
+        # The forced tool answers under the name it was offered (jurist's "answer", LiteLLM's
+        # "json_tool_call").
+        tool = body["tools"][0].get("name", "answer") if offered else "answer"
         if self.json is not None and offered:
-            content = [
-                {"type": "tool_use", "id": "toolu_fault", "name": "answer", "input": self.json}
-            ]
+            content = [{"type": "tool_use", "id": "toolu_fault", "name": tool, "input": self.json}]
             reason = "tool_use"
         else:
             content = [{"type": "text", "text": self.texts[0]}]

@@ -205,4 +205,18 @@ class LiteLLMModel:
             return ModelError(ErrorKind.REFUSED, exc.message, model=self._name, status=400)
         if isinstance(exc, BudgetExceededError):
             return ModelError(ErrorKind.BUDGET, str(exc), model=self._name)
-        return openai_error(exc, self._name)
+        return openai_error(_connection_failure(exc) or exc, self._name)
+
+
+def _connection_failure(exc: BaseException) -> openai.APIConnectionError | None:
+    """The connection error behind `exc`, if one is: LiteLLM reports a server it could not
+    reach (or that did not answer in time) as its InternalServerError, an HTTP 500 no
+    server sent."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, openai.APIConnectionError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
