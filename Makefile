@@ -69,3 +69,12 @@ wheel-check: uv
 		"$(WHEEL_CHECK)"/dist/jurist-*.whl
 	"$(WHEEL_CHECK)/venv/bin/jurist" --version
 	"$(WHEEL_CHECK)/venv/bin/jurist" check examples/good-answer.json $(EXAMPLE_CHECK)
+	@echo "== pytest examples/pytest   (the pytest plugin, from the wheel; one judged test fails: exit 1)"
+	"$(WHEEL_CHECK)/venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest
+	@cp -r examples/pytest "$(WHEEL_CHECK)/user" && printf '[pytest]\n' > "$(WHEEL_CHECK)/user/pytest.ini"
+	@cd "$(WHEEL_CHECK)/user" && { ../venv/bin/python -m pytest -p no:cacheprovider > pytest.out 2>&1; \
+		status=$$?; cat pytest.out; [ $$status -eq 1 ] && grep -q "1 failed, 5 passed" pytest.out && \
+		grep -qF "jurist: judge 'criterion': FAIL, score no" pytest.out && \
+		grep -qF "  reasoning: It never says how long a refund can be asked for." pytest.out && \
+		grep -qF "5 judgments in 5 tests: 4 pass, 1 fail" pytest.out; } || \
+		{ echo "wheel-check: the plugin's run of examples/pytest is not what it should be" >&2; exit 1; }

@@ -25,7 +25,7 @@ def summary_lines(log: JudgmentLog, slowest: int = SLOWEST) -> list[str]:
         for call in ranked:
             where = call.test or "(outside any test)"
             lines.append(
-                f"  {call.seconds:8.3f}s  {call.judgment.status.value:<7} {call.judge}  {where}"
+                f"  {call.seconds:8.3f}s  {call.judgment.status.value:<7} {call.judge:<12} {where}"
             )
     return lines
 
