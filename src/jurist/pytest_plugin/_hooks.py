@@ -10,9 +10,7 @@ from jurist.core import Usage, run_sync
 from jurist.pytest_plugin._cases import MARKER, parametrize_marked
 from jurist.pytest_plugin._fixture import Jurist
 from jurist.pytest_plugin._log import JudgmentLog, ModelChoice, close_log, open_log
-from jurist.pytest_plugin._report import store_url, write_run
 from jurist.pytest_plugin._summary import summary_lines
-from jurist.store import StoreError
 
 JUDGED = "jurist"
 LOG = pytest.StashKey[JudgmentLog]()
@@ -118,6 +116,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     log = session.config.stash.get(LOG, None)
     if target is None or log is None:
         return
+    # pytest imports this plugin in every session wherever jurist is installed: the store
+    # and the runner (a third of a second and more) load only for a session that reports.
+    from jurist.pytest_plugin._report import store_url, write_run
+    from jurist.store import StoreError
+
     started = session.config.stash.get(STARTED, time.perf_counter())
     usage = Usage.total(call.judgment.usage for call in log.calls)
     try:
