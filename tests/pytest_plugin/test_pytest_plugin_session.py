@@ -182,7 +182,7 @@ def test_the_summary_counts_statuses_usage_and_the_slowest(users: pytest.Pyteste
             # the fake model reports tokens and no cost: the sum's cost is unknown
             "usage: 3 model calls, * input + * output tokens, cost unknown",
             "slowest judgments:",
-            "*s  * criterion  test_summary.py::test_judged",
+            "*s  * criterion * test_summary.py::test_judged",
         ]
     )
     lines = result.stdout.lines
