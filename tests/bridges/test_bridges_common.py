@@ -158,10 +158,17 @@ def test_importing_jurist_bridges_imports_no_framework() -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize(("module", "extra"), [("openai", "openai"), ("anthropic", "anthropic")])
-def test_a_bridge_without_its_framework_names_the_extra(module: str, extra: str) -> None:
+@pytest.mark.parametrize(
+    ("bridge_name", "framework"),
+    [
+        ("openai", "openai"),
+        ("anthropic", "anthropic"),
+        ("langchain", "langchain_core"),
+    ],
+)
+def test_a_bridge_without_its_framework_names_the_extra(bridge_name: str, framework: str) -> None:
     result = _python(
-        f"import sys; sys.modules[{module!r}] = None\nimport jurist.bridges.{module}\n"
+        f"import sys; sys.modules[{framework!r}] = None\nimport jurist.bridges.{bridge_name}\n"
     )
     assert result.returncode != 0
-    assert f"pip install 'jurist[{extra}]'" in result.stderr
+    assert f"pip install 'jurist[{bridge_name}]'" in result.stderr

@@ -67,3 +67,20 @@ def test_anthropic_page_runs(server: ProviderServer, capsys: pytest.CaptureFixtu
         "pass",
     ]
     assert answer in json.dumps(server.requests[1][1])
+
+
+def test_langchain_page_runs(server: ProviderServer, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("langchain_core")
+    verdict = {"answer": "yes", "reason": "The context gives 30 days."}
+    server.script(CHAT, chat_completion(json.dumps(verdict)))
+    run_python("integrations/langchain.md", with_model=False)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        "pass The context gives 30 days.",
+        "success True [{'id': 'policy-7', 'score': 0.91, 'source': 'returns.md'}]",
+        "fail",
+    ]
+    # The judge was shown the chain's answer and the retrieved document.
+    (judged,) = [json.dumps(body) for _path, body in server.requests]
+    assert "within 30 days of delivery" in judged
+    assert "Items can be returned within 30 days of delivery." in judged
