@@ -222,3 +222,24 @@ def test_jurist_model_option_is_the_model_judges_ask(
         get_settings.cache_clear()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["  cause: unavailable", "  error: *openai:judge-model*"])
+
+
+def test_judging_in_an_async_test_works_beside_its_event_loop(users: pytest.Pytester):
+    users.makepyfile(
+        f"""
+        import asyncio
+
+        import pytest
+        from jurist.pytest_plugin import assert_judgment
+
+        @pytest.mark.asyncio
+        async def test_async(jurist):
+            assert asyncio.get_running_loop().is_running()
+            assert_judgment({CRITERION!r}, output="Within 30 days.")
+            jurist.assert_judgment({CRITERION!r}, output="We ship fast.")
+        """
+    )
+    result = users.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["jurist: judge 'criterion': FAIL, score no"])
+    result.stdout.fnmatch_lines(["2 judgments in 1 test: 1 pass, 1 fail"])
