@@ -273,3 +273,15 @@ def test_a_report_that_cannot_be_stored_says_so_and_fails_the_session(users: pyt
         ["--jurist-report: cannot store the run in nosuchdb://somewhere: *"]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_the_plugin_is_loaded_from_its_entry_point_and_can_be_turned_off(
+    users: pytest.Pytester,
+):
+    users.makepyfile(test_mixed=MIXED)
+    # no -p and no conftest line: pytest found the plugin by its pytest11 entry point
+    loaded = users.runpytest("-m", "jurist")
+    loaded.assert_outcomes(passed=2, deselected=1)
+    off = users.runpytest("-p", "no:jurist", "-k", "fixture")
+    off.assert_outcomes(errors=1, deselected=2)
+    off.stdout.fnmatch_lines(["*fixture 'jurist' not found*"])
