@@ -186,12 +186,17 @@ def test_bad_specs_and_fields_are_named(users: pytest.Pytester):
             with pytest.raises(ValueError, match="abstain"):
                 assert_judgment("json", output="{}", abstain="maybe")
 
+        def test_bad_abstain_of_the_fixture(jurist):
+            with pytest.raises(ValueError, match="abstain"):
+                jurist.assert_judgment("json", output="{}", abstain="maybe")
+            assert jurist.judgments == []
+
         def test_bad_spec():
             with pytest.raises(ValueError, match="keywords"):
                 assert_judgment({"type": "contains"}, output="{}")
         """
     )
-    users.runpytest().assert_outcomes(passed=4)
+    users.runpytest().assert_outcomes(passed=5)
 
 
 def test_jurist_model_option_is_the_model_judges_ask(

@@ -7,6 +7,7 @@ from jurist.llm import Model, get_model
 from jurist.pytest_plugin._judging import (
     AbstainPolicy,
     JudgeLike,
+    check_abstain,
     context_of,
     judge_in_test,
     verdict,
@@ -50,6 +51,7 @@ class Jurist:
         **fields: Any,
     ) -> Judgment:
         """As `jurist.pytest_plugin.assert_judgment`, asking this fixture's model."""
+        check_abstain(abstain)
         context = context_of(ctx, fields)
         name, judgment = judge_in_test(judge_or_spec, context, self._model, {})
         return verdict(name, judgment, context, abstain)

@@ -74,9 +74,10 @@ def judge_in_test(
     context = context_of(ctx, fields)
     started = time.perf_counter()
     judgment = judge_sync(judge, context)
+    name = judge_name(judge)
     if log is not None:
-        log.record(judge_name(judge), judgment, time.perf_counter() - started)
-    return judge_name(judge), judgment
+        log.record(name, judgment, time.perf_counter() - started)
+    return name, judgment
 
 
 def assert_judgment(
@@ -93,18 +94,23 @@ def assert_judgment(
 
     `judge_or_spec` is a Judge, a jury or cascade, a spec dict, or a spec string
     (`criterion:TEXT`, `rubric:ID`, a spec file's path, a spec type such as `json`).
-    Model-backed judges built from a spec ask `model`; by default the model of the `jurist`
-    fixture when the test uses it, else `--jurist-model`, else the JURIST_MODEL setting.
+    Model-backed judges built from a spec ask `model`; by default the test's `jurist_model`
+    fixture (`--jurist-model`, else the JURIST_MODEL setting, unless a conftest.py overrides
+    the fixture).
 
     A FAIL fails the test with the status, score, reasoning and failed checks; an ERROR
     fails it with its cause (an ERROR never passes); an ABSTAIN skips the test with its
     reason, unless `abstain="fail"` fails it or `abstain="pass"` lets it pass.
     """
-    if abstain not in ("skip", "fail", "pass"):
-        raise ValueError(f"abstain: 'skip', 'fail' or 'pass', got {abstain!r}")
+    check_abstain(abstain)
     context = context_of(ctx, fields)
     name, judgment = judge_in_test(judge_or_spec, context, model, {})
     return verdict(name, judgment, context, abstain)
+
+
+def check_abstain(abstain: str) -> None:
+    if abstain not in ("skip", "fail", "pass"):
+        raise ValueError(f"abstain: 'skip', 'fail' or 'pass', got {abstain!r}")
 
 
 def verdict(name: str, judgment: Judgment, ctx: Context, abstain: AbstainPolicy) -> Judgment:
