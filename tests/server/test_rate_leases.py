@@ -21,9 +21,12 @@ class CountedTakes(RateCounts):
 
     takes = 0
     gate: asyncio.Event | None = None  # when given, each write waits for it
+    taking: asyncio.Event | None = None  # set when a write has begun
 
     async def take(self, bucket, **kwargs):  # type: ignore[no-untyped-def]
         self.takes += 1
+        if self.taking is not None:
+            self.taking.set()
         if self.gate is not None:
             await self.gate.wait()
         return await super().take(bucket, **kwargs)
@@ -78,11 +81,10 @@ async def test_a_large_limit_costs_a_write_per_block_of_requests(database):
 
 async def test_requests_that_find_the_lease_spent_together_take_one_lease(database):
     async with await CountedTakes.open(database) as leases:
-        leases.gate = asyncio.Event()
+        leases.gate, leases.taking = asyncio.Event(), asyncio.Event()
         limited = limiter(leases, "100000000/minute")
         waiting = [asyncio.ensure_future(limited.hit("bench")) for _ in range(64)]
-        while leases.takes == 0:
-            await asyncio.sleep(0)
+        await leases.taking.wait()
         leases.gate.set()
         decisions = await asyncio.gather(*waiting)
         assert all(d.allowed for d in decisions)
