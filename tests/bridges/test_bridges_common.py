@@ -164,6 +164,7 @@ def test_importing_jurist_bridges_imports_no_framework() -> None:
         ("openai", "openai"),
         ("anthropic", "anthropic"),
         ("langchain", "langchain_core"),
+        ("llamaindex", "llama_index"),
     ],
 )
 def test_a_bridge_without_its_framework_names_the_extra(bridge_name: str, framework: str) -> None:

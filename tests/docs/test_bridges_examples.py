@@ -84,3 +84,19 @@ def test_langchain_page_runs(server: ProviderServer, capsys: pytest.CaptureFixtu
     (judged,) = [json.dumps(body) for _path, body in server.requests]
     assert "within 30 days of delivery" in judged
     assert "Items can be returned within 30 days of delivery." in judged
+
+
+def test_llamaindex_page_runs(server: ProviderServer, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("llama_index.core")
+    verdict = {"answer": "yes", "reason": "The context gives 30 days."}
+    server.script(CHAT, chat_completion(json.dumps(verdict)))
+    run_python("integrations/llamaindex.md", with_model=False)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        "pass The context gives 30 days.",
+        "success ['returns.md', 'shipping.md']",
+        "pass",
+    ]
+    # The judge was shown the retrieved text.
+    (judged,) = [json.dumps(body) for _path, body in server.requests]
+    assert "Items can be returned within 30 days of delivery." in judged

@@ -9,6 +9,7 @@ One module per framework, each importing its framework only when it is imported 
 | `jurist.bridges.openai` | `ChatCompletion`, Responses API `Response` | `openai` |
 | `jurist.bridges.anthropic` | `Message` | `anthropic` |
 | `jurist.bridges.langchain` | `AIMessage`, a runnable's output, `Document`s | `langchain` |
+| `jurist.bridges.llamaindex` | `Response` and its source nodes, `ChatResponse` | `llamaindex` |
 
 Every bridge offers the same functions:
 
@@ -41,7 +42,7 @@ from jurist.bridges._common import CALL_ERROR, TRUNCATED, Call, Finish, JudgeOrS
 
 __all__ = ["CALL_ERROR", "TRUNCATED", "Call", "Finish", "JudgeOrSpec"]
 
-_BRIDGES = frozenset({"openai", "anthropic", "langchain"})
+_BRIDGES = frozenset({"openai", "anthropic", "langchain", "llamaindex"})
 
 
 def __getattr__(name: str) -> ModuleType:
