@@ -9,8 +9,9 @@ when the script runs out, `server.default` answers. Every request is recorded, p
 import asyncio
 import contextlib
 import json
+import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -378,3 +379,22 @@ class FaultServer:
             self._arrived.notify_all()
         reply = self._script.popleft() if self._script else self.default
         return await reply.respond(self, request, api, body)
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[FaultServer]:
+    """A FaultServer on an event loop in a thread of its own, for synchronous callers (a
+    command run by CliRunner, an example calling `complete_sync`). Script it before the
+    calls it should answer."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server = FaultServer()
+    try:
+        asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+        yield server
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        loop.close()

@@ -2,15 +2,13 @@
 by the fault server on 127.0.0.1 (tests/fault_server.py) in a thread of its own, since the
 examples call `complete_sync`."""
 
-import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from doc_snippets import run_python
 
-from fault_server import FaultServer, ok
+from fault_server import FaultServer, ok, serving
 from jurist.settings import get_settings
 
 PAGE = "integrations/providers.md"
@@ -18,18 +16,8 @@ PAGE = "integrations/providers.md"
 
 @pytest.fixture
 def server() -> Iterator[FaultServer]:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    served = FaultServer()
-    asyncio.run_coroutine_threadsafe(served.start(), loop).result(timeout=30)
-    try:
+    with serving() as served:
         yield served
-    finally:
-        asyncio.run_coroutine_threadsafe(served.stop(), loop).result(timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=30)
-        loop.close()
 
 
 @pytest.fixture

@@ -171,6 +171,14 @@ def test_preflight_probes_the_server_address(home: Path, silent_port: int) -> No
     assert caught.value.setting == "JURIST_VLLM_BASE_URL"
 
 
+def test_preflight_names_ollama_host_when_it_gave_the_address(home: Path, silent_port: int) -> None:
+    chosen = settings(home, OLLAMA_HOST=f"127.0.0.1:{silent_port}")
+    with pytest.raises(ProviderConfigError) as caught:
+        check_provider("ollama:llama3", settings=chosen, timeout_s=0.5)
+    assert caught.value.setting == "OLLAMA_HOST"
+    assert f"http://127.0.0.1:{silent_port}/v1 is unreachable" in str(caught.value)
+
+
 # -- azure: ------------------------------------------------------------------------------------
 
 

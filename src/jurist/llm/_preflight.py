@@ -77,7 +77,7 @@ def check_provider(
         _check_reachable(settings.openai_base_url, "OPENAI_BASE_URL", timeout_s)
     elif parsed.provider in SERVERS:
         _check_sdk("openai", spec_from)
-        setting = "JURIST_VLLM_BASE_URL" if parsed.provider == "vllm" else "JURIST_OLLAMA_BASE_URL"
+        setting = _server_setting(parsed.provider, settings)
         _check_reachable(server_url(parsed.provider, settings), setting, timeout_s)
     elif parsed.provider == "azure":
         _check_sdk("openai", spec_from)
@@ -93,6 +93,15 @@ def check_provider(
         _check_sdk("openai", spec_from)
         _check_reachable(parsed.base_url, spec_from, timeout_s)
     return parsed
+
+
+def _server_setting(provider: str, settings: Settings) -> str:
+    """The setting that gave an Ollama or vLLM server's address, to name when it is wrong."""
+    if provider == "vllm":
+        return "JURIST_VLLM_BASE_URL"
+    if settings.ollama_host and not settings.ollama_base_url:
+        return "OLLAMA_HOST"
+    return "JURIST_OLLAMA_BASE_URL"
 
 
 def _check_local(spec: ModelSpec, spec_from: str) -> None:
