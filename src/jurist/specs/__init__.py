@@ -3,7 +3,8 @@
 A spec is a tree of objects, each with a `type`: leaf judges (`schema`, `json`, `contains`,
 `regex`, `length`, `criterion`, `criteria`, `rubric`, `pairwise`, `hallucination`,
 `faithfulness`, `answer_relevance`, `context_relevance`, `coverage`, `focus`,
-`sentences`, and of an agent's run `tool_call`, `tool_arguments`, `trajectory`), composition (`all_of`, `any_of`, `not`) and voting (`jury`, `cascade`).
+`sentences`, and of an agent's run `tool_call`, `tool_arguments`, `trajectory`),
+composition (`all_of`, `any_of`, `not`) and voting (`jury`, `cascade`).
 Every object refuses fields it does not know.
 
 ```yaml
