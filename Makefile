@@ -10,7 +10,8 @@ export UV_PYTHON_DOWNLOADS := never
 # Every extra a command of the README needs, so that each works after `make demo`; the
 # small embedded models stay out (they judge near chance and are for tests).
 DEMO_EXTRAS := --extra local --extra calibration --extra server --extra embeddings \
-	--extra dataframes --extra postgres --extra openai --extra anthropic --extra cluster
+	--extra dataframes --extra postgres --extra openai --extra anthropic --extra cluster \
+	--extra litellm
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 # Where wheel-check builds the wheel and the clean environment it installs it into.
 WHEEL_CHECK := $(CURDIR)/build/wheel-check
