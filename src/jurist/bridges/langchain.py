@@ -7,7 +7,7 @@ message, a structured output, or a dict with "answer" and "context"), and a retr
     judgment = bridge.evaluate_sync(
         "When can I get a refund?",
         lambda: chain.invoke({"input": "When can I get a refund?"}),
-        "faithfulness",  # or a Judge, a spec dict, "criterion:TEXT"
+        {"type": "faithfulness"},  # or a Judge, a Jury, "criterion:TEXT", ...
     )
 
 Documents become the Context's `context` (their text) and `langchain.sources` (their ids,

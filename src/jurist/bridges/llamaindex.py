@@ -7,7 +7,7 @@
     judgment = bridge.evaluate_sync(
         "When can I get a refund?",
         lambda: query_engine.query("When can I get a refund?"),
-        "faithfulness",  # or a Judge, a spec dict, "criterion:TEXT"
+        {"type": "faithfulness"},  # or a Judge, a Jury, "criterion:TEXT", ...
     )
 
 The source nodes' text becomes the Context's `context`, their ids and scores
