@@ -22,9 +22,11 @@ from fault_server import (  # noqa: E402
     slow,
     unauthorized,
 )
+from jurist.core import Cause, Context, Status  # noqa: E402
 from jurist.llm import ErrorKind, ModelError, PriceTable, Request, get_model  # noqa: E402
 from jurist.llm._litellm import LiteLLMModel  # noqa: E402
 from jurist.settings import Settings  # noqa: E402
+from jurist.specs import judge_from_spec  # noqa: E402
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -217,6 +219,21 @@ async def test_through_get_model_a_server_error_is_retried(
     assert response.text == "yes"
     assert len(fault_server.requests) == 2
     assert fault_server.requests[1].headers["authorization"] == "Bearer sk-proxy"
+
+
+async def test_a_provider_that_fails_is_an_error_judgment_never_a_fail(
+    fault_server: FaultServer, home: Path
+) -> None:
+    fault_server.default = server_error(503)
+    chosen = settings(home, fault_server, JURIST_MAX_ATTEMPTS="2")
+    model = get_model("litellm:openai/judge-1", settings=chosen)
+    judge = judge_from_spec({"type": "criterion", "criterion": "Mentions a refund"}, model=model)
+
+    judgment = await judge.judge(Context(goal="Refunds?", output="Refunds within 30 days."))
+
+    assert judgment.status is Status.ERROR
+    assert judgment.cause is Cause.SERVER_ERROR
+    assert len(fault_server.requests) == 2  # retried once, as JURIST_MAX_ATTEMPTS says
 
 
 # -- cost --------------------------------------------------------------------------------------
