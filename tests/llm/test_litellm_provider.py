@@ -274,6 +274,13 @@ async def test_a_model_nobody_prices_has_an_unknown_cost(fault_server: FaultServ
     assert response.usage.cost_usd is None
 
 
+def test_a_model_litellm_cannot_route_is_refused_when_built(home: Path) -> None:
+    with pytest.raises(ModelError) as caught:
+        get_model("litellm:no-such-model-anywhere", settings=Settings(JURIST_HOME=str(home)))
+    assert caught.value.kind is ErrorKind.CLIENT_ERROR
+    assert "LiteLLM knows no provider for 'no-such-model-anywhere'" in str(caught.value)
+
+
 # -- installing and importing ------------------------------------------------------------------
 
 

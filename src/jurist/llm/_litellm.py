@@ -89,7 +89,6 @@ class LiteLLMModel:
                 model=self._name,
                 retryable=False,
             ) from exc
-        self._provider = provider
         self._jurist_name = f"{provider}:{routed}"
         supported = set(
             litellm.get_supported_openai_params(model=routed, custom_llm_provider=provider) or ()
