@@ -1,12 +1,14 @@
 """Spans of judgments, juries, validation layers and model calls, read back from
 OpenTelemetry's in-memory exporter."""
 
+import asyncio
+
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 from span_trees import ancestors, children, only
 
-from jurist.core import Context, Status, judge, judge_sync, run_judge
+from jurist.core import Context, Status, judge, judge_sync, run_judge, trace_span
 from jurist.judges import CriterionJudge
 from jurist.jury import Jury, Majority
 from jurist.llm import ErrorKind, ModelError, Request, estimate_input_tokens
@@ -226,3 +228,35 @@ async def test_a_refused_validation_request_fails_its_span(
     assert request.status.status_code is StatusCode.ERROR
     assert request.attributes is not None
     assert request.attributes["error.type"] == "pydantic_core._pydantic_core.ValidationError"
+
+
+async def test_a_cancelled_judgment_ends_its_span_as_failed(
+    exporter: InMemorySpanExporter,
+) -> None:
+    started = asyncio.Event()
+
+    @judge(name="stuck")
+    async def stuck(ctx: Context) -> bool:
+        started.set()
+        await asyncio.Event().wait()  # never set: only cancellation ends it
+        return True
+
+    with trace_span("outer") as outer:
+        assert outer is not None
+        task = asyncio.create_task(run_judge(stuck, CTX))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # The judgment's span no longer current here: a span started now is the outer's child.
+        with trace_span("after"):
+            pass
+    spans = exporter.get_finished_spans()
+    stuck_span = only(spans, "judge stuck")
+    assert stuck_span.status.status_code is StatusCode.ERROR
+    assert stuck_span.attributes is not None
+    assert stuck_span.attributes["error.type"] == "asyncio.exceptions.CancelledError"
+    assert [span.name for span in children(spans, only(spans, "outer"))] == [
+        "after",
+        "judge stuck",
+    ]

@@ -8,7 +8,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from jurist.core._context import Context
 from jurist.core._judgment import Judgment
 from jurist.core._status import JudgeKind
-from jurist.core._tracing import trace_span, tracing_enabled
+from jurist.core._tracing import TraceSpan, start_span, tracing_enabled
 
 T = TypeVar("T")
 
@@ -58,33 +58,45 @@ async def run_judge(judge: Judge, ctx: Context) -> Judgment:
     is never a crash and never a FAIL. Cancellation still propagates.
     """
     name = judge_name(judge)
-    if not tracing_enabled():
-        return await _run(judge, name, ctx)
-    kind = getattr(judge, "kind", None)
-    attributes = {
-        "jurist.judge.name": name,
-        "jurist.judge.kind": kind.value if isinstance(kind, JudgeKind) else None,
-    }
-    with trace_span(f"judge {name}", attributes) as span:
-        judgment = await _run(judge, name, ctx)
-        if span is not None:
-            span.judged(judgment)
-        return judgment
-
-
-async def _run(judge: Judge, name: str, ctx: Context) -> Judgment:
+    # While tracing is off this costs one check: no span, no context manager, no coroutine.
+    span = _judgment_span(judge, name) if tracing_enabled() else None
     try:
-        result = await judge.judge(ctx)
-    except Exception as exc:  # noqa: BLE001 - turning every failure into ERROR is the point
-        return Judgment.error(
-            f"judge {name!r} raised {type(exc).__name__}: {exc}", exc, metadata={"judge": name}
-        )
-    if not isinstance(result, Judgment):
-        return Judgment.error(
-            f"judge {name!r} returned a {type(result).__name__}, not a Judgment",
-            metadata={"judge": name},
-        )
-    return result
+        try:
+            result = await judge.judge(ctx)
+        except Exception as exc:  # noqa: BLE001 - turning every failure into ERROR is the point
+            judgment = Judgment.error(
+                f"judge {name!r} raised {type(exc).__name__}: {exc}",
+                exc,
+                metadata={"judge": name},
+            )
+        else:
+            judgment = (
+                result
+                if isinstance(result, Judgment)
+                else Judgment.error(
+                    f"judge {name!r} returned a {type(result).__name__}, not a Judgment",
+                    metadata={"judge": name},
+                )
+            )
+    except BaseException as exc:  # cancellation: the span says so, and it goes on
+        if span is not None:
+            span.end(exc)
+        raise
+    if span is not None:
+        span.judged(judgment)
+        span.end()
+    return judgment
+
+
+def _judgment_span(judge: Judge, name: str) -> TraceSpan | None:
+    kind = getattr(judge, "kind", None)
+    return start_span(
+        f"judge {name}",
+        {
+            "jurist.judge.name": name,
+            "jurist.judge.kind": kind.value if isinstance(kind, JudgeKind) else None,
+        },
+    )
 
 
 def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:

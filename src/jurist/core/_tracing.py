@@ -17,6 +17,9 @@ from jurist.core._judgment import Judgment, normalized_score
 from jurist.core._status import Status
 
 if TYPE_CHECKING:
+    from contextvars import Token
+
+    from opentelemetry.context import Context as SpanContext
     from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
@@ -108,15 +111,23 @@ def _version() -> str:
 class TraceSpan:
     """One open span, as jurist's code writes to it (no OpenTelemetry type leaks out)."""
 
-    __slots__ = ("_failed", "_span")
+    __slots__ = ("_failed", "_span", "_token")
 
-    def __init__(self, span: "Span") -> None:
+    def __init__(self, span: "Span", token: "Token[SpanContext]") -> None:
         self._span = span
+        self._token = token  # what makes the span current, undone by `end`
         self._failed = False
 
-    @property
-    def failed(self) -> bool:
-        return self._failed
+    def end(self, error: BaseException | None = None) -> None:
+        """End the span and make its parent current again; an `error` that ended it early
+        (cancellation included) fails it, unless it was failed with a kind already."""
+        from opentelemetry import context
+
+        if error is not None and not self._failed:
+            self._span.record_exception(error)
+            self.fail(_qualified_type(error), str(error) or type(error).__name__)
+        context.detach(self._token)
+        self._span.end()
 
     def set(self, attributes: Mapping[str, AttributeValue]) -> None:
         """Set these attributes; a None value is left out."""
@@ -159,36 +170,39 @@ def trace_span(
 ) -> contextlib.AbstractContextManager[TraceSpan | None]:
     """A span named `name`, current inside the `with` (its children nest under it), or
     None when tracing is off. An exception leaving the block fails the span and goes on."""
-    tracer = _state.tracer
-    if tracer is None:
+    if _state.tracer is None:
         return _OFF
-    return _open(tracer, name, attributes or {})
+    return _open(name, attributes or {})
 
 
 _OFF: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
 
 
-@contextlib.contextmanager
-def _open(
-    tracer: "Tracer", name: str, attributes: Mapping[str, AttributeValue]
-) -> Iterator[TraceSpan]:
-    from opentelemetry import trace
+def start_span(name: str, attributes: Mapping[str, AttributeValue]) -> TraceSpan | None:
+    """A span named `name`, made current (the spans started under it in this task and the
+    tasks it starts are its children) until its `end()`; None when tracing is off. For
+    the hottest path, where a `with` would cost a context manager even while off."""
+    tracer = _state.tracer
+    if tracer is None:
+        return None
+    from opentelemetry import context, trace
 
     span = tracer.start_span(
         name, attributes={key: value for key, value in attributes.items() if value is not None}
     )
-    handle = TraceSpan(span)
+    return TraceSpan(span, context.attach(trace.set_span_in_context(span)))
+
+
+@contextlib.contextmanager
+def _open(name: str, attributes: Mapping[str, AttributeValue]) -> Iterator[TraceSpan | None]:
+    span = start_span(name, attributes)
     try:
-        with trace.use_span(
-            span, end_on_exit=False, record_exception=False, set_status_on_exception=False
-        ):
-            yield handle
+        yield span
     except BaseException as exc:  # cancellation too: the span says why it ended early
-        if not handle.failed:
-            span.record_exception(exc)
-            handle.fail(_qualified_type(exc), str(exc) or type(exc).__name__)
+        if span is not None:
+            span.end(exc)
         raise
-    finally:
+    if span is not None:
         span.end()
 
 
