@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from otlp_receiver import attributes, receiver
+from typer.testing import CliRunner
 
-from jurist.core import tracing_enabled
+from jurist.cli import app
+from jurist.core import stop_tracing, tracing_enabled
 from jurist.llm import estimate_input_tokens
 from jurist.server import ServiceSettings, create_app
-from jurist.settings import Settings
+from jurist.settings import Settings, get_settings
 from jurist.testing import FakeModel
 from server.running import run_app
 
@@ -62,6 +65,15 @@ def test_jurist_otel_alone_sends_to_the_traces_endpoint_given(tmp_path: Path) ->
         )
         assert done.returncode == 1, done.stderr
     assert "validate" in {span.name for span in received.spans}
+
+
+def test_the_service_name_is_the_standard_variables_when_set(tmp_path: Path) -> None:
+    with receiver() as received:
+        done = _validate(
+            tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT=received.url, OTEL_SERVICE_NAME="evals"
+        )
+        assert done.returncode == 1, done.stderr
+    assert received.services == {"evals"}
 
 
 def test_the_command_sends_nothing_unless_configured(tmp_path: Path) -> None:
@@ -118,3 +130,21 @@ def test_the_service_sends_spans_while_it_runs(tmp_path: Path) -> None:
     assert attributes(call)["gen_ai.usage.input_tokens"] == sum(
         estimate_input_tokens(request) for request in model.requests
     )
+
+
+def test_jurist_serve_leaves_tracing_to_the_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The service turns tracing on in each worker's start, as `jurist-service`; the command
+    # must not have turned it on already in the process.
+    seen: list[bool] = []
+    monkeypatch.setattr(
+        "jurist.server.serve", lambda host, port, workers: seen.append(tracing_enabled())
+    )
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["serve"])
+    finally:
+        get_settings.cache_clear()
+        stop_tracing()
+    assert result.exit_code == 0, result.output
+    assert seen == [False]

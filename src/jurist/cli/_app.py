@@ -52,6 +52,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -73,7 +74,8 @@ def _root(
         # traceback from wherever a setting is first needed.
         typer.echo(f"error: {explain_invalid(exc, Settings)}", err=True)
         raise typer.Exit(Exit.BAD_INPUT) from None
-    _start_tracing(get_settings())
+    if ctx.invoked_subcommand != "serve":  # the service traces on its own, in each worker
+        _start_tracing(get_settings())
 
 
 def _start_tracing(settings: Settings) -> None:

@@ -72,8 +72,9 @@ def otlp_tracing(endpoint: str | None = None, *, service_name: str = "jurist") -
     """Turn tracing on with a provider of jurist's own that sends spans over OTLP/HTTP to
     `endpoint` (the full traces URL, such as http://127.0.0.1:4318/v1/traces), or, when
     None, where the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT
-    variables say (default http://localhost:4318). Spans are sent in batches; the batch left
-    at exit, or at `stop_tracing()`, is sent then."""
+    variables say (default http://localhost:4318). The spans come from the service
+    `service_name` unless OTEL_SERVICE_NAME names another. Spans are sent in batches; the
+    batch left at exit, or at `stop_tracing()`, is sent then."""
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
@@ -83,7 +84,11 @@ def otlp_tracing(endpoint: str | None = None, *, service_name: str = "jurist") -
         raise TracingUnavailable(
             f"sending spans over OTLP needs OpenTelemetry's SDK and exporter: {EXTRA_HINT}"
         ) from exc
-    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the service when they say one.
+    resource = Resource.create()
+    if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({"service.name": service_name}))
+    provider = TracerProvider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
     tracing(provider)
     _state.owned = provider
