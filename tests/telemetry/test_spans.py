@@ -10,7 +10,7 @@ from span_trees import ancestors, children, only
 
 from jurist.core import Context, Status, judge, judge_sync, run_judge, trace_span
 from jurist.judges import CriterionJudge
-from jurist.jury import Jury, Majority
+from jurist.jury import Cascade, Jury, Majority, Tier, TierPolicy
 from jurist.llm import ErrorKind, ModelError, Request, estimate_input_tokens
 from jurist.testing import FakeModel
 from jurist.validation import Validator, validate
@@ -260,3 +260,31 @@ async def test_a_cancelled_judgment_ends_its_span_as_failed(
         "after",
         "judge stuck",
     ]
+
+
+async def test_a_cascade_is_the_parent_of_the_tiers_it_ran(
+    exporter: InMemorySpanExporter,
+) -> None:
+    @judge(name="short")
+    def short(ctx: Context) -> bool:
+        return len(ctx.output) < 10  # fails here: the next tier decides
+
+    cascade = Cascade(
+        [
+            Tier("cheap", short, TierPolicy.ACCEPT_ON_ALL_PASS),
+            Tier("model", CriterionJudge("States the window", FakeModel(YES)), TierPolicy.FINAL),
+        ],
+        name="triage",
+    )
+    verdict = await cascade.vote(CTX)
+    assert verdict.status is Status.PASS
+    spans = exporter.get_finished_spans()
+    root = only(spans, "cascade triage")
+    assert root.attributes is not None
+    assert root.attributes["jurist.cascade.tiers"] == ("cheap", "model")
+    assert root.attributes["jurist.cascade.settled_by"] == "model"
+    assert root.attributes["jurist.cascade.tiers_run"] == 2
+    assert root.attributes["jurist.cascade.verdict"] == "pass"
+    tiers = children(spans, root)
+    assert [span.name for span in tiers] == ["judge criterion", "judge short"]
+    assert [span.name for span in children(spans, tiers[0])] == ["chat model"]

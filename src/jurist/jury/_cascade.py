@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jurist.core import (
+    AttributeValue,
     BaseJudge,
     BooleanScore,
     Context,
@@ -15,6 +16,8 @@ from jurist.core import (
     judge_name,
     require_judges,
     run_sync,
+    trace_span,
+    tracing_enabled,
 )
 from jurist.jury._members import cast, single
 from jurist.jury._policies import TierPolicy
@@ -82,6 +85,27 @@ class Cascade(BaseJudge):
 
     async def vote(self, ctx: Context) -> Verdict:
         """Run tiers in order until one settles; later tiers do not run."""
+        if not tracing_enabled():
+            return await self._vote(ctx)
+        attributes: dict[str, AttributeValue] = {
+            "jurist.cascade.name": self.name,
+            "jurist.cascade.tiers": [tier.name for tier in self.tiers],
+        }
+        # The tiers' spans (a judge's judgment, a jury's votes) nest under it.
+        with trace_span(f"cascade {self.name}", attributes) as span:
+            verdict = await self._vote(ctx)
+            if span is not None:
+                span.judged(verdict.aggregated)
+                span.set(
+                    {
+                        "jurist.cascade.verdict": verdict.status.value,
+                        "jurist.cascade.settled_by": verdict.aggregated.metadata.get("tier"),
+                        "jurist.cascade.tiers_run": len(verdict.sub_verdicts),
+                    }
+                )
+            return verdict
+
+    async def _vote(self, ctx: Context) -> Verdict:
         done: list[tuple[Tier, Verdict]] = []
         for tier in self.tiers:
             judgment, verdict = await cast(tier.judge, ctx)
