@@ -211,7 +211,7 @@ class Judgment(JsonRoundTrip):
         """A judge broke. The exception's type and message are kept in metadata['error']."""
         meta = dict(metadata or {})
         if exc is not None:
-            meta["error"] = {"type": _qualified_type(exc), "message": str(exc)}
+            meta["error"] = {"type": qualified_type(exc), "message": str(exc)}
         return cls(Status.ERROR, None, reason, tuple(checks), None, usage, meta)
 
     @property
@@ -249,7 +249,7 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _qualified_type(exc: BaseException) -> str:
+def qualified_type(exc: BaseException) -> str:
     kind = type(exc)
     return (
         kind.__qualname__

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 from jurist.core._errors import JuristError
-from jurist.core._judgment import Judgment, normalized_score
+from jurist.core._judgment import Judgment, normalized_score, qualified_type
 from jurist.core._status import Status
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ class TraceSpan:
 
         if error is not None and not self._failed:
             self._span.record_exception(error)
-            self.fail(_qualified_type(error), str(error) or type(error).__name__)
+            self.fail(qualified_type(error), str(error) or type(error).__name__)
         context.detach(self._token)
         self._span.end()
 
@@ -209,12 +209,3 @@ def _open(name: str, attributes: Mapping[str, AttributeValue]) -> Iterator[Trace
         raise
     if span is not None:
         span.end()
-
-
-def _qualified_type(exc: BaseException) -> str:
-    kind = type(exc)
-    return (
-        kind.__qualname__
-        if kind.__module__ == "builtins"
-        else f"{kind.__module__}.{kind.__qualname__}"
-    )
