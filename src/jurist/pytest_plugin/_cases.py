@@ -2,11 +2,12 @@
 
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from jurist.data import DatasetError, FieldMap, load_dataset
+if TYPE_CHECKING:  # pytest loads the plugin in every session: the reader when a test asks
+    from jurist.data import FieldMap
 
 MARKER = "jurist_dataset"
 DEFAULT_ARGUMENT = "case"
@@ -15,7 +16,7 @@ _CollectError = pytest.Collector.CollectError
 
 
 def jurist_cases(
-    path: str | Path, field_map: FieldMap | str | None = None, *, base: Path | None = None
+    path: str | Path, field_map: "FieldMap | str | None" = None, *, base: Path | None = None
 ) -> list[Any]:
     """The rows of a dataset file (.jsonl, .json, .csv, .parquet) as Contexts, one
     `pytest.param` each, with the row's `id` (else its line number) as the test id: use it
@@ -25,6 +26,8 @@ def jurist_cases(
     A relative path is read from the directory of the file that calls this (the test
     module), else from `base`. A row that cannot be judged is a DatasetError naming its line,
     raised at collection."""
+    from jurist.data import DatasetError, load_dataset
+
     if base is None:
         caller = inspect.stack()[1].filename
         base = Path(caller).resolve().parent
@@ -64,6 +67,8 @@ def parametrize_marked(metafunc: pytest.Metafunc) -> None:
             f"{metafunc.definition.nodeid}: @pytest.mark.{MARKER} has no option {unknown[0]!r} "
             "(options: map, argument)"
         )
+    from jurist.data import DatasetError
+
     argument = marker.kwargs.get("argument", DEFAULT_ARGUMENT)
     if argument not in metafunc.fixturenames:
         raise _CollectError(

@@ -1,9 +1,8 @@
 """The `jurist` fixture's object: the model, and judging that the session remembers."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jurist.core import Context, Judgment
-from jurist.llm import Model, get_model
 from jurist.pytest_plugin._judging import (
     AbstainPolicy,
     JudgeLike,
@@ -13,6 +12,9 @@ from jurist.pytest_plugin._judging import (
     verdict,
 )
 from jurist.pytest_plugin._log import JudgedCall, JudgmentLog, ModelChoice
+
+if TYPE_CHECKING:
+    from jurist.llm import Model
 
 
 class Jurist:
@@ -27,9 +29,12 @@ class Jurist:
         self._test = test
 
     @property
-    def model(self) -> Model:
+    def model(self) -> "Model":
         """The model judges built from a spec ask (built on first use)."""
         if self._model is None or isinstance(self._model, str):
+            # Imported when a test first asks: pytest loads the plugin in every session.
+            from jurist.llm import get_model
+
             self._model = get_model(self._model)
         return self._model
 

@@ -9,7 +9,6 @@ import pytest
 
 from jurist.core import Context, Judge, Judgment, Status, judge_name, judge_sync, to_json_text
 from jurist.pytest_plugin._log import ModelChoice, active_log
-from jurist.specs import judge_from_spec, judge_shorthand, load_judge_spec, registry
 
 AbstainPolicy = Literal["skip", "fail", "pass"]
 JudgeLike = Judge | str | Mapping[str, Any]
@@ -22,6 +21,10 @@ def build_judge(judge_or_spec: JudgeLike, model: ModelChoice) -> Judge:
     """A Judge (or jury, cascade) as it is; a spec dict; or a spec string: `rubric:ID`,
     `criterion:TEXT`, a spec file's path, or a bare `type` (`json`). Model-backed judges
     built here ask `model` (None: the JURIST_MODEL setting)."""
+    # Imported when a test first judges: pytest loads the plugin in every session, and the
+    # registry of every judge is most of what importing it would cost.
+    from jurist.specs import judge_from_spec, judge_shorthand, load_judge_spec, registry
+
     if isinstance(judge_or_spec, str):
         short = judge_shorthand(judge_or_spec)
         if short is None:

@@ -3,11 +3,14 @@
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
 
 from jurist.core import Judgment
-from jurist.llm import Model
 
-ModelChoice = Model | str | None
+if TYPE_CHECKING:  # pytest loads the plugin in every session: the model layer when used
+    from jurist.llm import Model
+
+ModelChoice: TypeAlias = "Model | str | None"
 
 
 @dataclass(frozen=True)
