@@ -11,7 +11,7 @@ export UV_PYTHON_DOWNLOADS := never
 # small embedded models stay out (they judge near chance and are for tests).
 DEMO_EXTRAS := --extra local --extra calibration --extra server --extra embeddings \
 	--extra dataframes --extra postgres --extra openai --extra anthropic --extra cluster \
-	--extra litellm
+	--extra litellm --extra otel
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 # Where wheel-check builds the wheel and the clean environment it installs it into.
 WHEEL_CHECK := $(CURDIR)/build/wheel-check
