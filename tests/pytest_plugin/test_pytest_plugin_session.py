@@ -64,7 +64,7 @@ def test_plain():
 
 
 def test_the_marker_selects_judged_tests_and_leaves_them_out(users: pytest.Pytester):
-    users.makepyfile(test_mixed=MIXED)
+    users.makepyfile(test_user_mixed=MIXED)
     judged = users.runpytest("-m", "jurist", "-v")
     judged.assert_outcomes(passed=2, deselected=1)
     judged.stdout.fnmatch_lines(["*test_with_fixture PASSED*", "*test_marked PASSED*"])
@@ -79,7 +79,7 @@ def test_the_marker_selects_judged_tests_and_leaves_them_out(users: pytest.Pytes
 
 def test_a_dataset_marker_runs_the_test_once_per_row_with_readable_ids(users: pytest.Pytester):
     users.makepyfile(
-        test_rows=f"""
+        test_user_rows=f"""
         import pytest
 
         @pytest.mark.jurist_dataset("data/answers.jsonl")
@@ -122,21 +122,21 @@ def test_an_unreadable_row_or_marker_is_named_at_collection(users: pytest.Pytest
     )
     (users.path / "data" / "other.jsonl").write_text('{"question": "Refunds?"}\n')
     users.makepyfile(
-        test_broken="""
+        test_user_broken="""
         import pytest
 
         @pytest.mark.jurist_dataset("data/broken.jsonl")
         def test_row(case):
             pass
         """,
-        test_columns="""
+        test_user_columns="""
         import pytest
 
         @pytest.mark.jurist_dataset("data/other.jsonl")
         def test_columns(case):
             pass
         """,
-        test_argument="""
+        test_user_argument="""
         import pytest
 
         @pytest.mark.jurist_dataset("data/answers.jsonl")
@@ -146,7 +146,7 @@ def test_an_unreadable_row_or_marker_is_named_at_collection(users: pytest.Pytest
     )
     result = users.runpytest("--continue-on-collection-errors")
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["test_broken.py::test_row: *broken.jsonl: line 2: *output*"])
+    result.stdout.fnmatch_lines(["test_user_broken.py::test_row: *broken.jsonl: line 2: *output*"])
     result.stdout.fnmatch_lines(["*other.jsonl: *no column for the output*marker's map=*"])
     result.stdout.fnmatch_lines(["*gives each row as the argument 'case', which the test does*"])
     assert "_cases.py" not in result.stdout.str()
@@ -154,7 +154,7 @@ def test_an_unreadable_row_or_marker_is_named_at_collection(users: pytest.Pytest
 
 def test_the_summary_counts_statuses_usage_and_the_slowest(users: pytest.Pytester):
     users.makepyfile(
-        test_summary=f"""
+        test_user_summary=f"""
         from jurist.core import Judgment, Usage, judge
 
         @judge(name="slow_abstainer")
@@ -182,13 +182,13 @@ def test_the_summary_counts_statuses_usage_and_the_slowest(users: pytest.Pyteste
             # the fake model reports tokens and no cost: the sum's cost is unknown
             "usage: 3 model calls, * input + * output tokens, cost unknown",
             "slowest judgments:",
-            "*s  * criterion * test_summary.py::test_judged",
+            "*s  * criterion * test_user_summary.py::test_judged",
         ]
     )
     lines = result.stdout.lines
     slowest = lines[lines.index("slowest judgments:") + 1 :]
-    assert len([li for li in slowest if "test_summary.py::" in li]) == 4
-    seconds = [float(li.split()[0].rstrip("s")) for li in slowest if "test_summary.py::" in li]
+    assert len([li for li in slowest if "test_user_summary.py::" in li]) == 4
+    seconds = [float(li.split()[0].rstrip("s")) for li in slowest if "test_user_summary.py::" in li]
     assert seconds == sorted(seconds, reverse=True)
 
     priced = users.runpytest("-k", "priced")
@@ -201,7 +201,7 @@ def test_the_summary_counts_statuses_usage_and_the_slowest(users: pytest.Pyteste
 
 
 def test_a_session_that_judges_nothing_prints_no_summary(users: pytest.Pytester):
-    users.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    users.makepyfile(test_user_nothing="def test_nothing():\n    pass\n")
     result = users.runpytest()
     result.assert_outcomes(passed=1)
     assert "= jurist =" not in result.stdout.str()
@@ -209,7 +209,7 @@ def test_a_session_that_judges_nothing_prints_no_summary(users: pytest.Pytester)
 
 def test_the_report_is_a_run_jurist_runs_show_reads(users: pytest.Pytester):
     users.makepyfile(
-        test_report=f"""
+        test_user_report=f"""
         import pytest
 
         def test_two_judgments(jurist):
@@ -250,14 +250,14 @@ def test_the_report_is_a_run_jurist_runs_show_reads(users: pytest.Pytester):
     )
     rows = {json.loads(li)["item_id"]: json.loads(li) for li in exported.stdout.splitlines()}
     assert set(rows) == {
-        "test_report.py::test_two_judgments",
-        "test_report.py::test_one",
-        "test_report.py::test_rows[refund-window]",
-        "test_report.py::test_rows[shipping-only]",
-        "test_report.py::test_rows[3]",
+        "test_user_report.py::test_two_judgments",
+        "test_user_report.py::test_one",
+        "test_user_report.py::test_rows[refund-window]",
+        "test_user_report.py::test_rows[shipping-only]",
+        "test_user_report.py::test_rows[3]",
     }
-    assert rows["test_report.py::test_two_judgments"]["status"] == "fail"
-    assert rows["test_report.py::test_rows[shipping-only]"]["status"] == "fail"
+    assert rows["test_user_report.py::test_two_judgments"]["status"] == "fail"
+    assert rows["test_user_report.py::test_rows[shipping-only]"]["status"] == "fail"
 
     human = CliRunner().invoke(app, ["runs", "show", run_id, "--database", url])
     assert human.exit_code == 0
@@ -266,7 +266,7 @@ def test_the_report_is_a_run_jurist_runs_show_reads(users: pytest.Pytester):
 
 def test_a_report_that_cannot_be_stored_says_so_and_fails_the_session(users: pytest.Pytester):
     users.makepyfile(
-        test_one=f"def test_one(jurist):\n    jurist.judge({CRITERION!r}, output='')\n"
+        test_user_one=f"def test_one(jurist):\n    jurist.judge({CRITERION!r}, output='')\n"
     )
     result = users.runpytest("--jurist-report", "nosuchdb://somewhere")
     result.stdout.fnmatch_lines(
@@ -278,7 +278,7 @@ def test_a_report_that_cannot_be_stored_says_so_and_fails_the_session(users: pyt
 def test_the_plugin_is_loaded_from_its_entry_point_and_can_be_turned_off(
     users: pytest.Pytester,
 ):
-    users.makepyfile(test_mixed=MIXED)
+    users.makepyfile(test_user_mixed=MIXED)
     # no -p and no conftest line: pytest found the plugin by its pytest11 entry point
     loaded = users.runpytest("-m", "jurist")
     loaded.assert_outcomes(passed=2, deselected=1)
