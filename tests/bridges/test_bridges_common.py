@@ -73,7 +73,7 @@ def test_a_rubric_short_form_asks_the_model() -> None:
 def test_a_bad_spec_is_refused_naming_the_problem() -> None:
     with pytest.raises(SpecError, match="keywords"):
         bridge.evaluate_sync("g", completion, {"type": "contains"})
-    with pytest.raises(ValueError, match="give a Judge, a spec dict"):
+    with pytest.raises(ValueError, match="none of the forms"):
         bridge.evaluate_sync("g", completion, "be nice")
     with pytest.raises(TypeError, match="judge must be a Judge"):
         bridge.evaluate_sync("g", completion, 42)  # type: ignore[arg-type]

@@ -38,7 +38,8 @@ as a finding about an answer): `evaluate` returns an ERROR judgment with cause `
 import importlib
 from types import ModuleType
 
-from jurist.bridges._common import CALL_ERROR, TRUNCATED, Call, Finish, JudgeOrSpec
+from jurist.bridges._common import CALL_ERROR, TRUNCATED, Call, Finish
+from jurist.specs import JudgeOrSpec
 
 __all__ = ["CALL_ERROR", "TRUNCATED", "Call", "Finish", "JudgeOrSpec"]
 

@@ -9,13 +9,12 @@ from datetime import UTC, datetime, timedelta
 from time import perf_counter
 from typing import Any, TypeAlias
 
-from jurist.core import Cause, Context, ExecutionStatus, Judge, Judgment, run_judge
+from jurist.core import Cause, Context, ExecutionStatus, Judgment, run_judge
 from jurist.llm import Model
-from jurist.specs import judge_from_spec, judge_shorthand, load_judge_spec
+from jurist.specs import JudgeOrSpec, as_judge
 
 # What `evaluate` judges with: a Judge or Jury object, or a spec (a dict, or a short form
 # such as "criterion:TEXT", "rubric:ID" or a spec file's path).
-JudgeOrSpec: TypeAlias = Judge | str | Mapping[str, Any]
 
 # A zero-argument call returning the framework's result, directly or as an awaitable.
 Call: TypeAlias = Callable[[], Any]
@@ -103,29 +102,6 @@ def build_context(
     )
 
 
-def resolve_judge(judge: JudgeOrSpec, model: Model | str | None) -> Judge:
-    """The judge `judge` names: itself when it can judge, else built from a spec (a dict,
-    or a short form: `criterion:TEXT`, `rubric:ID`, a spec file's path). SpecError names
-    what is wrong with a spec; ValueError a string that is none of the short forms."""
-    if callable(getattr(judge, "judge", None)):
-        return judge  # type: ignore[return-value]
-    if isinstance(judge, str):
-        named = judge_shorthand(judge)
-        if named is None:
-            raise ValueError(
-                f"judge {judge!r}: give a Judge, a spec dict, 'criterion:TEXT', "
-                "'rubric:ID' or a spec file's path (.yaml, .yml, .json)"
-            )
-        _form, spec = named
-        data = load_judge_spec(spec) if not isinstance(spec, dict) else spec
-        return judge_from_spec(data, model=model)
-    if isinstance(judge, Mapping):
-        return judge_from_spec(dict(judge), model=model)
-    raise TypeError(
-        f"judge must be a Judge, a spec dict or a short form, not {type(judge).__name__}"
-    )
-
-
 @dataclass(frozen=True)
 class Bridge:
     """One framework's side of `evaluate`: how its result becomes a Context, and which of
@@ -152,7 +128,7 @@ async def evaluate_call(
     whose metadata holds the execution status (`failed`, or `timeout` for a timeout), the
     exception and the caller's metadata. Cancellation propagates.
     """
-    chosen = resolve_judge(judge, model)
+    chosen = as_judge(judge, model=model)
     if not callable(call):
         raise TypeError(f"call must be a zero-argument callable, not {type(call).__name__}")
     started = datetime.now(UTC)

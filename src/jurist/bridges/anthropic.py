@@ -25,7 +25,6 @@ from jurist.bridges._common import (
     Bridge,
     Call,
     Finish,
-    JudgeOrSpec,
     build_context,
     evaluate_call,
     finish_of,
@@ -34,6 +33,7 @@ from jurist.bridges._common import (
 )
 from jurist.core import Context, Judgment, run_sync
 from jurist.llm import Model
+from jurist.specs import JudgeOrSpec
 
 try:
     import anthropic

@@ -29,7 +29,6 @@ from jurist.bridges._common import (
     Bridge,
     Call,
     Finish,
-    JudgeOrSpec,
     build_context,
     evaluate_call,
     finish_of,
@@ -38,6 +37,7 @@ from jurist.bridges._common import (
 )
 from jurist.core import Context, Judgment, run_sync, to_json_safe
 from jurist.llm import Model
+from jurist.specs import JudgeOrSpec
 
 try:
     from langchain_core.documents import Document

@@ -28,7 +28,6 @@ from jurist.bridges._common import (
     Bridge,
     Call,
     Finish,
-    JudgeOrSpec,
     build_context,
     evaluate_call,
     finish_of,
@@ -37,6 +36,7 @@ from jurist.bridges._common import (
 )
 from jurist.core import Context, Judgment, run_sync
 from jurist.llm import Model
+from jurist.specs import JudgeOrSpec
 
 try:
     from llama_index.core.base.llms.types import ChatResponse, CompletionResponse

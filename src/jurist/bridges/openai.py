@@ -29,7 +29,6 @@ from jurist.bridges._common import (
     Bridge,
     Call,
     Finish,
-    JudgeOrSpec,
     arguments_of,
     build_context,
     evaluate_call,
@@ -39,6 +38,7 @@ from jurist.bridges._common import (
 )
 from jurist.core import Context, Judgment, run_sync
 from jurist.llm import Model
+from jurist.specs import JudgeOrSpec
 
 try:
     import openai

@@ -2,7 +2,6 @@
 
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 import pytest
@@ -23,28 +22,9 @@ def build_judge(judge_or_spec: JudgeLike, model: ModelChoice) -> Judge:
     built here ask `model` (None: the JURIST_MODEL setting)."""
     # Imported when a test first judges: pytest loads the plugin in every session, and the
     # registry of every judge is most of what importing it would cost.
-    from jurist.specs import judge_from_spec, judge_shorthand, load_judge_spec, registry
+    from jurist.specs import as_judge
 
-    if isinstance(judge_or_spec, str):
-        short = judge_shorthand(judge_or_spec)
-        if short is None:
-            if judge_or_spec in registry:
-                return judge_from_spec({"type": judge_or_spec}, model=model)
-            raise ValueError(
-                f"judge {judge_or_spec!r}: not a judge spec: use rubric:ID, criterion:TEXT, a "
-                "spec file (.yaml, .yml, .json), a spec type such as 'json', or a dict"
-            )
-        _, spec = short
-        loaded = load_judge_spec(spec) if isinstance(spec, Path) else spec
-        return judge_from_spec(loaded, model=model)
-    if isinstance(judge_or_spec, Mapping):
-        return judge_from_spec(dict(judge_or_spec), model=model)
-    if callable(getattr(judge_or_spec, "judge", None)):
-        return judge_or_spec
-    raise TypeError(
-        "judge_or_spec: a Judge, a jury, a spec dict or a spec string; got "
-        f"{type(judge_or_spec).__name__}"
-    )
+    return as_judge(judge_or_spec, model=model)
 
 
 def context_of(ctx: Context | None, fields: Mapping[str, Any]) -> Context:

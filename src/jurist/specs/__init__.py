@@ -35,6 +35,7 @@ Each `type` is an entry of `registry`, its fields made from the constructor's si
 `judge_shorthand` and `ShorthandTable`.
 """
 
+from jurist.specs._as_judge import JudgeOrSpec, as_judge
 from jurist.specs._errors import JudgeSpecError, SpecError, SpecProblem
 from jurist.specs._fields import MAX_CRITERIA, MAX_ITEMS_EXTRACTED
 from jurist.specs._load import (
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_SPEC_JUDGES",
     "SPEC_SUFFIXES",
     "Entry",
+    "JudgeOrSpec",
     "JudgeSpec",
     "JudgeSpecError",
     "Registry",
@@ -69,6 +71,7 @@ __all__ = [
     "ShorthandTable",
     "SpecError",
     "SpecProblem",
+    "as_judge",
     "judge_from_spec",
     "judge_shorthand",
     "judge_spec_schema",
