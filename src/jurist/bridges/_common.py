@@ -13,9 +13,6 @@ from jurist.core import Cause, Context, ExecutionStatus, Judgment, run_judge
 from jurist.llm import Model
 from jurist.specs import JudgeOrSpec, as_judge
 
-# What `evaluate` judges with: a Judge or Jury object, or a spec (a dict, or a short form
-# such as "criterion:TEXT", "rubric:ID" or a spec file's path).
-
 # A zero-argument call returning the framework's result, directly or as an awaitable.
 Call: TypeAlias = Callable[[], Any]
 
