@@ -27,6 +27,7 @@ from jurist.cli._serve import keys_app, serve_command
 from jurist.cli._store import store_app
 from jurist.cli._tournament import tournament_command
 from jurist.cli._validate import validate
+from jurist.cli._view import view_command
 from jurist.core import TracingUnavailable, otlp_tracing, tracing_enabled
 from jurist.settings import Settings, explain_invalid, get_settings
 
@@ -103,6 +104,7 @@ app.command("judge")(judge)
 app.command("serve")(serve_command)
 app.command("tournament")(tournament_command)
 app.command("validate")(validate)
+app.command("view")(view_command)
 app.add_typer(cycles_app, name="cycles")
 app.add_typer(keys_app, name="keys")
 app.add_typer(kb_app, name="kb")

@@ -3,7 +3,7 @@ settings, a model, a store or a retriever of their own."""
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +25,7 @@ from jurist.server._routes import router
 from jurist.server._service import Service
 from jurist.settings import Settings
 from jurist.store import AuditRecord, RecordStore, StoreError
+from jurist.viewer import OPERATOR_VIEWER, Viewer, install_viewer
 
 log = logging.getLogger("jurist.server")
 
@@ -101,7 +102,7 @@ def create_app(
     app.include_router(router)
     app.include_router(cycles_router)
     app.include_router(keys_router)
-    install_docs(app)
+    _install_pages(app, service)
 
     def openapi() -> dict[str, Any]:
         # Keys can appear at run time (the key table), so the schema is made for each ask.
@@ -136,6 +137,26 @@ def create_app(
 
     app.add_middleware(Edge, max_body_bytes=config.max_body_bytes, audit=audit, count=count)
     return app
+
+
+def _install_pages(app: FastAPI, service: Service) -> None:
+    """The pages for people: the API's documentation and the viewer of the records."""
+    install_docs(app)
+    install_viewer(app, lambda _request: service.require_store(), _viewer_keys(service))
+
+
+def _viewer_keys(service: Service) -> Callable[[str | None], Awaitable[Viewer | None]]:
+    """The viewer's pages under the service: a key reads what it reads through the API."""
+
+    async def identify(key: str | None) -> Viewer | None:
+        if not await service.auth.required():
+            return OPERATOR_VIEWER
+        found = await service.auth.identify(None if key is None else f"Bearer {key}")
+        if found is None:
+            return None
+        return Viewer(owner=found.owner_filter(), admin=found.is_admin, key_id=found.key_id)
+
+    return identify
 
 
 def _without_auth(schema: dict[str, Any]) -> dict[str, Any]:

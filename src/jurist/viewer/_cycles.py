@@ -1,0 +1,6 @@
+"""Improvement cycles (events in order, approve or reject a pause), tournaments and
+reputation histories."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,27 @@
+"""How the viewer answers what it cannot show: a page for a browser, the same message as
+JSON under /view/api."""
+
+from jurist.viewer._paths import API
+
+
+class ViewerError(Exception):
+    """A request the viewer answers with `status` and a message naming the problem: 404 for a
+    record that is not there (or not the viewer's), 422 for a bad parameter, 503 when the
+    database fails."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def not_found(what: str) -> ViewerError:
+    return ViewerError(404, f"no {what}")
+
+
+def bad_parameter(name: str, problem: str) -> ViewerError:
+    return ViewerError(422, f"{name}: {problem}")
+
+
+def wants_json(path: str) -> bool:
+    return path.startswith(API)

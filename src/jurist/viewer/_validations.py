@@ -1,0 +1,5 @@
+"""The service's stored validations, with their layers and issues."""
+
+from fastapi import APIRouter
+
+router = APIRouter()
