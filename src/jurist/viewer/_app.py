@@ -17,12 +17,20 @@ from jurist.viewer._calibration import router as calibration_router
 from jurist.viewer._context import ViewerSetup, page
 from jurist.viewer._cycles import router as cycles_router
 from jurist.viewer._errors import ViewerError, wants_json
+from jurist.viewer._items import router as items_router
 from jurist.viewer._keys import router as keys_router
 from jurist.viewer._paths import PREFIX, STATIC
 from jurist.viewer._runs import router as runs_router
 from jurist.viewer._validations import router as validations_router
 
-ROUTERS = (runs_router, validations_router, calibration_router, cycles_router, keys_router)
+ROUTERS = (
+    runs_router,
+    items_router,
+    validations_router,
+    calibration_router,
+    cycles_router,
+    keys_router,
+)
 
 
 def install_viewer(
