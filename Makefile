@@ -11,12 +11,12 @@ export UV_PYTHON_DOWNLOADS := never
 # small embedded models stay out (they judge near chance and are for tests).
 DEMO_EXTRAS := --extra local --extra calibration --extra server --extra embeddings \
 	--extra dataframes --extra postgres --extra openai --extra anthropic --extra cluster \
-	--extra litellm --extra otel
+	--extra litellm --extra otel --extra viewer
 EXAMPLE_CHECK := --schema examples/answer.schema.json --contains refund --contains '30 days'
 # Where wheel-check builds the wheel and the clean environment it installs it into.
 WHEEL_CHECK := $(CURDIR)/build/wheel-check
 
-.PHONY: demo test lint uv postgres chromium wheel-check
+.PHONY: demo test lint uv postgres chromium wheel-check screenshots
 
 uv:
 	@$(UV) --version >/dev/null 2>&1 || { \
@@ -59,6 +59,10 @@ chromium:
 
 test: lint postgres chromium wheel-check
 	$(UV) run --frozen pytest
+
+# The viewer's pages as its browser tests see them, written where the docs show them.
+screenshots: chromium
+	JURIST_SCREENSHOTS=docs/images/viewer $(UV) run --frozen pytest -q -p no:cacheprovider tests/viewer
 
 # The wheel as a user gets it: built, installed with pip alone (no uv, no lock, no extras) into
 # a clean virtual environment, and run.
