@@ -20,6 +20,7 @@ from jurist.data import dataset_from_rows, load_dataset
 from jurist.runner._cluster import CLUSTER_FORMS, Cluster, ClusterError, check_cluster
 from jurist.runner._columns import error_cause
 from jurist.runner._engine import evaluate, load_run
+from jurist.runner._inputs import stored_inputs
 from jurist.runner._judges import (
     JUDGE_FORMS,
     JudgeChoice,
@@ -50,4 +51,5 @@ __all__ = [
     "load_dataset",
     "load_run",
     "resolve_judge",
+    "stored_inputs",
 ]

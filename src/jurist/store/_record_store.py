@@ -20,6 +20,7 @@ from jurist.core import to_json_safe
 from jurist.store._columns import check_text, utc
 from jurist.store._handle import Transactional
 from jurist.store._records import AuditRecord, JudgmentRecord, ValidationRecord, new_id
+from jurist.store._run_compare import RunComparison, compared_runs
 from jurist.store._stored import (
     RUNNING,
     StoredAudit,
@@ -228,6 +229,36 @@ class RecordStore(Transactional):
         async with self._reading(f"read the judgments of run {run_id}") as connection:
             rows = (await connection.execute(statement)).mappings().all()
         return [StoredJudgment(**{**row, "created_at": utc(row["created_at"])}) for row in rows]
+
+    async def item_judgments(self, run_id: str, item_id: str) -> list[StoredJudgment]:
+        """Every judgment stored for item `item_id` of run `run_id` (the run's verdict, a
+        jury's votes, any other judge's), oldest first."""
+        statement = (
+            sa.select(judgments_table)
+            .where(judgments_table.c.run_id == run_id, judgments_table.c.item_id == item_id)
+            .order_by(judgments_table.c.created_at, judgments_table.c.id)
+        )
+        async with self._reading(f"read item {item_id} of run {run_id}") as connection:
+            rows = (await connection.execute(statement)).mappings().all()
+        return [StoredJudgment(**{**row, "created_at": utc(row["created_at"])}) for row in rows]
+
+    async def compare_runs(
+        self,
+        a: tuple[str, str],
+        b: tuple[str, str],
+        *,
+        only: str = "all",
+        limit: int = 50,
+        offset: int = 0,
+    ) -> RunComparison:
+        """Runs `a` and `b`, each (run id, its verdict judge), item by item: one page of the
+        items (`only`: all, changed, or one change kind: status, score, added, removed,
+        same), with the count of each change kind over every item, computed in the
+        database."""
+        if limit < 1 or offset < 0:
+            raise ValueError(f"limit must be at least 1 and offset 0 or more: {limit}, {offset}")
+        async with self._reading(f"compare runs {a[0]} and {b[0]}") as connection:
+            return await compared_runs(connection, a, b, only=only, limit=limit, offset=offset)
 
 
 # The kinds of write the group commit batches (see `GroupCommit`): each takes the rows of
