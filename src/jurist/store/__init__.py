@@ -24,7 +24,13 @@ from jurist.store._record_store import RecordStore
 from jurist.store._records import AuditRecord, JudgmentRecord, ValidationRecord, new_id
 from jurist.store._retention import PurgeReport, keep_for, purge_records
 from jurist.store._spool import AuditSpool, keep_replaying
-from jurist.store._stored import StoredAudit, StoredJudgment, StoredRun, StoredValidation
+from jurist.store._stored import (
+    StoredAudit,
+    StoredJudgment,
+    StoredRun,
+    StoredValidation,
+    ValidationSummary,
+)
 from jurist.store._tables import (
     FTS_TABLE,
     SEARCH_VECTOR,
@@ -65,6 +71,7 @@ __all__ = [
     "StoredValidation",
     "Transactional",
     "ValidationRecord",
+    "ValidationSummary",
     "alembic_config",
     "check_key_id",
     "check_role",

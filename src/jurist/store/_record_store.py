@@ -27,6 +27,7 @@ from jurist.store._stored import (
     StoredJudgment,
     StoredRun,
     StoredValidation,
+    ValidationSummary,
 )
 
 # `judgments` is save_validation's parameter.
@@ -79,6 +80,53 @@ class RecordStore(Transactional):
         values = dict(row)
         values["created_at"] = utc(values["created_at"])
         return StoredValidation(**values, judgment_ids=judgment_ids)
+
+    async def list_validations(
+        self,
+        *,
+        key_id: str | None = None,
+        valid: bool | None = None,
+        severity: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> tuple[int, list[ValidationSummary]]:
+        """How many stored validations match, and the `limit` of them after `offset`,
+        newest first, without their content. Given, `key_id` keeps the validations that
+        key asked for; `valid` those with that verdict; `severity` (error, warning, info)
+        those with at least one issue of it; `since` and `until` those made in [since,
+        until)."""
+        if limit < 1 or offset < 0:
+            raise ValueError(f"limit must be at least 1 and offset 0 or more: {limit}, {offset}")
+        conditions: list[sa.ColumnElement[bool]] = []
+        if key_id is not None:
+            conditions.append(validations.c.key_id == key_id)
+        if valid is not None:
+            conditions.append(validations.c.valid == valid)
+        if severity is not None:
+            conditions.append(_has_severity(severity))
+        if since is not None:
+            conditions.append(validations.c.created_at >= utc(since))
+        if until is not None:
+            conditions.append(validations.c.created_at < utc(until))
+        counted = sa.select(sa.func.count()).select_from(validations).where(*conditions)
+        listed = (
+            sa.select(
+                *(validations.c[name] for name in _SUMMARY_COLUMNS),
+                validations.c.result[("metadata", "info_count")].label("info_count"),
+                validations.c.result[("metadata", "validation_types_run")].label("layers"),
+                validations.c.sealed.is_not(None).label("sealed"),
+            )
+            .where(*conditions)
+            .order_by(validations.c.created_at.desc(), validations.c.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self._reading("list validations") as connection:
+            total = int((await connection.execute(counted)).scalar_one())
+            rows = (await connection.execute(listed)).mappings().all()
+        return total, [_validation_summary(row) for row in rows]
 
     async def save_judgment(self, record: JudgmentRecord) -> None:
         """Store one judgment."""
@@ -337,6 +385,47 @@ def _judgment_row(
         "key_id": record.key_id,
         "sealed": record.sealed,
     }
+
+
+_SUMMARY_COLUMNS = (
+    "id",
+    "created_at",
+    "key_id",
+    "valid",
+    "confidence",
+    "quality_score",
+    "error_count",
+    "warning_count",
+    "duration_ms",
+)
+SEVERITIES = ("error", "warning", "info")
+
+
+def _has_severity(severity: str) -> sa.ColumnElement[bool]:
+    """Validations with an issue of `severity`. Errors and warnings are counted in columns;
+    info issues only in the result's metadata, read by a JSON path both SQLite and
+    PostgreSQL index."""
+    if severity == "error":
+        return validations.c.error_count > 0
+    if severity == "warning":
+        return validations.c.warning_count > 0
+    if severity == "info":
+        info: sa.ColumnElement[int] = validations.c.result[("metadata", "info_count")].as_integer()
+        return info > 0
+    raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, got {severity!r}")
+
+
+def _validation_summary(row: sa.RowMapping) -> ValidationSummary:
+    values = {name: row[name] for name in _SUMMARY_COLUMNS}
+    values["created_at"] = utc(values["created_at"])
+    info = row["info_count"]
+    layers = row["layers"]
+    return ValidationSummary(
+        **values,
+        info_count=info if isinstance(info, int) and not isinstance(info, bool) else None,
+        layers=tuple(str(layer) for layer in layers) if isinstance(layers, list) else (),
+        sealed=bool(row["sealed"]),
+    )
 
 
 def _stored_run(row: sa.RowMapping) -> StoredRun:

@@ -30,6 +30,25 @@ class StoredValidation:
 
 
 @dataclass(frozen=True)
+class ValidationSummary:
+    """A stored validation as a list shows it: its columns without the content, the
+    layers it ran and its count of info-severity issues (None: a result that does not say)."""
+
+    id: str
+    created_at: datetime
+    key_id: str | None
+    valid: bool
+    confidence: float
+    quality_score: float
+    error_count: int
+    warning_count: int
+    info_count: int | None
+    duration_ms: float
+    layers: tuple[str, ...]
+    sealed: bool
+
+
+@dataclass(frozen=True)
 class StoredJudgment:
     """A stored judgment, every column."""
 
