@@ -2,6 +2,7 @@
 for each way a cycle ends, bad input named by its flag, a paused cycle approved and resumed,
 a cycle replayed from the store, and a tournament's reputations recorded."""
 
+import asyncio
 import json
 import re
 
@@ -15,6 +16,7 @@ from jurist.cli._improve import criterion_specs
 from jurist.cli._inputs import BadInput
 from jurist.llm import ErrorKind, ModelError, Request, Response
 from jurist.settings import get_settings
+from jurist.store import RecordStore, StoredRun
 from scripted import LOGPROB_CAPABILITIES, ScriptedModel, answer, with_logprobs
 
 runner = CliRunner()
@@ -466,6 +468,14 @@ def tournament_files(tmp_path):
     return {"truth": truth, "variants": variants, "db": f"sqlite:///{tmp_path / 'store.sqlite3'}"}
 
 
+def stored_tournaments(database: str) -> list[StoredRun]:
+    async def read() -> list[StoredRun]:
+        async with await RecordStore.open(database) as records:
+            return await records.list_runs(kind="tournament")
+
+    return asyncio.run(read())
+
+
 def tournament(tournament_files, *extra: str):
     args = ["tournament", "--ground-truth", str(tournament_files["truth"])]
     return runner.invoke(app, [*args, "--database", tournament_files["db"], *extra])
@@ -518,6 +528,21 @@ def test_a_tournament_ranks_saves_winners_and_records_reputations(
     assert history[0]["before"] == 0.5  # a new judge starts at the initial score
     assert history[0]["cycle_id"].startswith("tournament-")
     assert history[0]["cycle_id"] != history[1]["cycle_id"]
+    # Each tournament's standings are kept as a run the changes name.
+    stored = stored_tournaments(files["db"])
+    assert [f"tournament-{run.id}" for run in stored] == [c["cycle_id"] for c in history][::-1]
+    newest = stored[0]
+    assert (newest.kind, newest.status, newest.spec["variants"]) == (
+        "tournament",
+        "done",
+        ["lenient", "right"],
+    )
+    standings = newest.summary["rows"]
+    assert [(r["rank"], r["variant"]["id"], r["judge_id"]) for r in standings] == [
+        (1, "right", "variant:right"),
+        (2, "lenient", "variant:lenient"),
+    ]
+    assert newest.summary["cases"] == 4
     assert "rank 2 of 2 on 4 cases" in history[0]["note"]
 
     readable = runner.invoke(

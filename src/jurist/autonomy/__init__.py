@@ -87,6 +87,14 @@ from jurist.autonomy._tournament import (
     run_tournament,
     save_winners,
 )
+from jurist.autonomy._tournament_records import (
+    TOURNAMENT_KIND,
+    RecordedTournament,
+    record_tournament,
+    tournament_event_id,
+    tournament_of,
+    variant_judge_id,
+)
 from jurist.autonomy._variants import (
     JudgeVariant,
     Technique,
@@ -98,6 +106,7 @@ from jurist.autonomy._variants import (
 )
 
 __all__ = [
+    "TOURNAMENT_KIND",
     "Adversarial",
     "Analysis",
     "Analyst",
@@ -130,6 +139,7 @@ __all__ = [
     "MessageType",
     "Meta",
     "Pending",
+    "RecordedTournament",
     "Reputation",
     "ReputationBook",
     "ReputationChange",
@@ -161,6 +171,7 @@ __all__ = [
     "needs_approval",
     "outcome_of",
     "parse_message",
+    "record_tournament",
     "reply_to",
     "reputation_score",
     "request_message",
@@ -172,4 +183,7 @@ __all__ = [
     "split_cases",
     "stability_score",
     "start_cycle",
+    "tournament_event_id",
+    "tournament_of",
+    "variant_judge_id",
 ]

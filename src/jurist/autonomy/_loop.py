@@ -73,10 +73,11 @@ async def resume_cycle(
 
 
 async def approve_cycle(
-    store: AutonomyStore, cycle: str, *, approve: bool, note: str = ""
+    store: AutonomyStore, cycle: str, *, approve: bool, note: str = "", by: str | None = None
 ) -> StoredCycle:
     """Record a human's decision on a paused cycle's change; the cycle is then ready to
-    resume (`resume_cycle`). Only a paused cycle takes a decision."""
+    resume (`resume_cycle`). Only a paused cycle takes a decision. `by` names who decided
+    (an API key's id), kept in the decision's event when given."""
     stored = await _stored(store, cycle)
     if stored.status is not CycleStatus.PAUSED or stored.state is None:
         raise ValueError(
@@ -103,12 +104,10 @@ async def approve_cycle(
     await store.update_cycle(
         stored.id, CycleStatus.RUNNING, state.model_dump(mode="json"), expected=CycleStatus.PAUSED
     )
-    await store.append_event(
-        stored.id,
-        "decision",
-        "human",
-        {"decision": decision, "note": note, "iteration": pending.iteration},
-    )
+    message: dict[str, Any] = {"decision": decision, "note": note, "iteration": pending.iteration}
+    if by is not None:
+        message["by"] = by
+    await store.append_event(stored.id, "decision", "human", message)
     found = await store.get_cycle(stored.id)
     assert found is not None
     return found

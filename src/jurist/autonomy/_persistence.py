@@ -322,30 +322,60 @@ class AutonomyStore(Transactional):
         status: CycleStatus | str | None = None,
         *,
         owner: str | None = None,
+        offset: int = 0,
     ) -> list[StoredCycle]:
         """The newest `limit` cycles (with one `status`, when given; only those the key
-        `owner` started, when given), newest first."""
+        `owner` started, when given), newest first, skipping the first `offset`."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be an int >= 1, got {limit!r}")
-        statement = sa.select(cycles).order_by(cycles.c.created_at.desc(), cycles.c.id.desc())
-        if status is not None:
-            statement = statement.where(cycles.c.status == _status(status).value)
-        if owner is not None:
-            statement = statement.where(cycles.c.key_id == owner)
+        _offset(offset)
+        statement = _cycles_of(
+            sa.select(cycles).order_by(cycles.c.created_at.desc(), cycles.c.id.desc()),
+            status,
+            owner,
+        )
         async with self._reading("list cycles") as connection:
-            rows = (await connection.execute(statement.limit(limit))).mappings().all()
-        return [_stored_cycle(row) for row in rows]
+            rows = (await connection.execute(statement.limit(limit).offset(offset))).mappings()
+            found = rows.all()
+        return [_stored_cycle(row) for row in found]
 
-    async def cycle_events(self, cycle_id: str, after: int = 0) -> list[StoredCycleEvent]:
+    async def count_cycles(
+        self, status: CycleStatus | str | None = None, *, owner: str | None = None
+    ) -> int:
+        """How many cycles `list_cycles` would list with no limit."""
+        statement = _cycles_of(sa.select(sa.func.count()).select_from(cycles), status, owner)
+        async with self._reading("count cycles") as connection:
+            return int(await connection.scalar(statement) or 0)
+
+    async def count_events(self, cycle_id: str) -> int:
+        """How many events the cycle has (0 for a cycle that does not exist)."""
+        statement = (
+            sa.select(sa.func.count())
+            .select_from(cycle_events)
+            .where(cycle_events.c.cycle_id == cycle_id)
+        )
+        async with self._reading(f"count the events of cycle {cycle_id}") as connection:
+            return int(await connection.scalar(statement) or 0)
+
+    async def cycle_events(
+        self, cycle_id: str, after: int = 0, *, limit: int | None = None
+    ) -> list[StoredCycleEvent]:
         """The cycle's events in order; only those numbered above `after` when given (to
-        follow a running cycle). Empty for a cycle that does not exist."""
+        follow a running cycle), and only the first `limit` of those when given (a page).
+        Empty for a cycle that does not exist."""
         if isinstance(after, bool) or not isinstance(after, int) or after < 0:
             raise ValueError(f"after must be an int >= 0, got {after!r}")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise ValueError(f"limit must be an int >= 1 or None, got {limit!r}")
         statement = (
             sa.select(cycle_events)
             .where(cycle_events.c.cycle_id == cycle_id, cycle_events.c.seq > after)
             .order_by(cycle_events.c.seq)
         )
+        if limit is not None:
+            statement = statement.limit(limit)
         async with self._reading(f"read the events of cycle {cycle_id}") as connection:
             rows = (await connection.execute(statement)).mappings().all()
         return [
@@ -362,6 +392,21 @@ class AutonomyStore(Transactional):
             )
             for row in rows
         ]
+
+
+def _cycles_of(
+    statement: sa.Select[Any], status: CycleStatus | str | None, owner: str | None
+) -> sa.Select[Any]:
+    if status is not None:
+        statement = statement.where(cycles.c.status == _status(status).value)
+    if owner is not None:
+        statement = statement.where(cycles.c.key_id == owner)
+    return statement
+
+
+def _offset(offset: object) -> None:
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be an int >= 0, got {offset!r}")
 
 
 def _check_chain(reputation: Reputation, changes: Sequence[ReputationChange]) -> None:

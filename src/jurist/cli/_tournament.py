@@ -25,14 +25,11 @@ from jurist.cli._reputation import reputation_row
 from jurist.core import run_sync
 from jurist.data import DatasetError
 from jurist.llm import ModelError
-from jurist.store import StoreError, new_id
+from jurist.store import StoreError
 
 if TYPE_CHECKING:
     from jurist.autonomy import (
-        AutonomyStore,
         Reputation,
-        ReputationMetrics,
-        Standing,
         TournamentResult,
     )
 
@@ -112,6 +109,7 @@ def tournament_command(
         VariantError,
         load_ground_truth,
         load_variants,
+        record_tournament,
         run_tournament,
         save_winners,
         seed_variants,
@@ -148,7 +146,17 @@ def tournament_command(
                 temperature=temperature,
                 concurrency=concurrency,
             )
-            return result, await record_reputations(store, result)
+            # The standings are kept as a run of kind "tournament" (`jurist view` shows it).
+            ran = {
+                "ground_truth": str(ground_truth),
+                "variants": [variant.id for variant in entrants],
+                "criterion": criterion,
+                "model": result.model,
+                "samples": samples,
+                "temperature": temperature,
+            }
+            recorded = await record_tournament(store, result, spec=ran)
+            return result, recorded.reputations
 
     try:
         with showing_progress("running the tournament", quiet=as_json):
@@ -217,49 +225,3 @@ def _print_tournament(
         )
     for path in written:
         console.print(Text(f"saved {path}", style="dim"), highlight=False)
-
-
-def variant_judge_id(variant_id: str) -> str:
-    """The judge id a tournament records a variant's reputation under."""
-    return f"variant:{variant_id}"
-
-
-def standing_metrics(row: "Standing", metrics: "ReputationMetrics") -> "ReputationMetrics":
-    """`metrics` with what one tournament showed of a variant folded in: its balanced
-    accuracy against the labels (plain accuracy when only that is defined), its
-    consistency, its agreement with its peers, and the cases it judged."""
-    from jurist.autonomy import ReputationMetrics
-
-    accuracy = row.balanced_accuracy if row.balanced_accuracy is not None else row.accuracy
-    if accuracy is not None:
-        metrics = metrics.observe_accuracy(accuracy)
-    if row.consistency is not None:
-        metrics = metrics.observe_consistency(row.consistency)
-    if row.peer_agreement is not None:
-        metrics = metrics.observe_agreement(row.peer_agreement)
-    return metrics.merge(ReputationMetrics(total_evaluations=row.judged))
-
-
-async def record_reputations(
-    store: "AutonomyStore", result: "TournamentResult"
-) -> "list[Reputation]":
-    """Fold each variant's showing into its stored reputation, seed its score from the
-    metrics, and save both with the change that moved the score."""
-    from jurist.autonomy import ReputationBook
-
-    tournament = f"tournament-{new_id()}"
-    recorded: list[Reputation] = []
-    for row in result.rows:
-        judge_id = variant_judge_id(row.variant.id)
-        found = await store.get_reputation(judge_id)
-        book = ReputationBook([] if found is None else [found])
-        metrics = standing_metrics(row, book.get(judge_id).metrics)
-        note = (
-            f"rank {row.rank} of {len(result.rows)} on {len(result.labels)} cases with "
-            f"{result.model}, fitness {row.fitness:.3f}"
-        )
-        seeded = book.seed(judge_id, metrics, cycle_id=tournament, note=note)
-        await store.save_reputation(seeded, book.unsaved(judge_id))
-        book.mark_saved(judge_id)
-        recorded.append(seeded)
-    return recorded
