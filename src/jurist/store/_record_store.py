@@ -10,7 +10,7 @@ database failure is a `StoreError` naming the database (never its password), cha
 driver's error; a key that is taken already is a `DuplicateRecordError`.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +21,16 @@ from jurist.store._columns import check_text, utc
 from jurist.store._handle import Transactional
 from jurist.store._records import AuditRecord, JudgmentRecord, ValidationRecord, new_id
 from jurist.store._run_compare import RunComparison, compared_runs
+from jurist.store._run_queries import (
+    ItemSort,
+    RunSort,
+    counted_statuses,
+    dataset_runs,
+    items_judgments,
+    paged_items,
+    paged_runs,
+    run_judges,
+)
 from jurist.store._stored import (
     RUNNING,
     StoredAudit,
@@ -278,6 +288,95 @@ class RecordStore(Transactional):
             rows = (await connection.execute(statement)).mappings().all()
         return [StoredJudgment(**{**row, "created_at": utc(row["created_at"])}) for row in rows]
 
+    async def page_runs(
+        self,
+        *,
+        key_id: str | None = None,
+        kind: str | None = None,
+        status: str | None = None,
+        search: str | None = None,
+        summary_key: str | None = None,
+        sort: RunSort = "started",
+        descending: bool = True,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> tuple[int, list[StoredRun]]:
+        """How many runs match, and the `limit` of them after `offset` in the order `sort`
+        (started, name, cost, duration). Given, `key_id` keeps the runs that key made;
+        `search` is sought, ignoring case, in the name, the id and the dataset's path;
+        `summary_key` keeps the runs whose summary holds that key."""
+        _check_page(limit, offset)
+        async with self._reading("list runs") as connection:
+            return await paged_runs(
+                connection,
+                key_id=key_id,
+                kind=kind,
+                status=status,
+                search=search,
+                summary_key=summary_key,
+                sort=sort,
+                descending=descending,
+                limit=limit,
+                offset=offset,
+            )
+
+    async def status_counts(self, run_id: str, judge: str | None) -> dict[str, int]:
+        """How many items of run `run_id` `judge` judged with each status (None: every
+        judgment of an item, whoever stored it)."""
+        async with self._reading(f"count the items of run {run_id}") as connection:
+            return await counted_statuses(connection, run_id, judge)
+
+    async def run_items(
+        self,
+        run_id: str,
+        *,
+        judge: str | None,
+        status: str | None = None,
+        search: str | None = None,
+        among: Collection[str] | None = None,
+        sort: ItemSort = "item",
+        descending: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> tuple[int, list[str]]:
+        """How many items of run `run_id` match, and the ids of `limit` of them after
+        `offset`: the items `judge` judged (with `status`), whose id or reasoning holds
+        `search`, or that are `among` the ids found by their inputs."""
+        _check_page(limit, offset)
+        async with self._reading(f"read the items of run {run_id}") as connection:
+            return await paged_items(
+                connection,
+                run_id,
+                judge=judge,
+                status=status,
+                search=search,
+                among=among,
+                sort=sort,
+                descending=descending,
+                limit=limit,
+                offset=offset,
+            )
+
+    async def judgments_of_items(
+        self, run_id: str, item_ids: Collection[str]
+    ) -> list[StoredJudgment]:
+        """Every judgment of run `run_id` stored for the items `item_ids`, oldest first."""
+        async with self._reading(f"read the judgments of run {run_id}") as connection:
+            return await items_judgments(connection, run_id, item_ids)
+
+    async def judge_names(self, run_id: str) -> list[str]:
+        """The names of the judges that stored judgments in run `run_id`, sorted."""
+        async with self._reading(f"read the judges of run {run_id}") as connection:
+            return await run_judges(connection, run_id)
+
+    async def dataset_runs(
+        self, sha256: str, *, key_id: str | None = None, limit: int = 50
+    ) -> list[StoredRun]:
+        """The newest `limit` runs of the dataset with this sha256 (of `key_id`, given)."""
+        _check_page(limit, 0)
+        async with self._reading("list the runs of a dataset") as connection:
+            return await dataset_runs(connection, sha256, key_id=key_id, limit=limit)
+
     async def item_judgments(self, run_id: str, item_id: str) -> list[StoredJudgment]:
         """Every judgment stored for item `item_id` of run `run_id` (the run's verdict, a
         jury's votes, any other judge's), oldest first."""
@@ -433,3 +532,8 @@ def _stored_run(row: sa.RowMapping) -> StoredRun:
     for name in ("created_at", "updated_at"):
         values[name] = utc(values[name])
     return StoredRun(**values)
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if limit < 1 or offset < 0:
+        raise ValueError(f"limit must be at least 1 and offset 0 or more: {limit}, {offset}")
