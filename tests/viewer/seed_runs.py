@@ -4,15 +4,17 @@ from the prompt (the refund window stated or not; politeness), so each item's ve
 votes are known from its row. An item whose output says "BROKEN" makes its model fail, so
 its judgments are ERROR."""
 
+import asyncio
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from jurist.core import Judge
+from jurist.core import Judge, Judgment
 from jurist.judges import CriterionJudge
 from jurist.jury import ErrorPolicy, Jury, Majority
 from jurist.runner import RunResult, evaluate
-from jurist.store import RecordStore
+from jurist.store import JudgmentRecord, RecordStore
 from jurist.testing import FakeModel, Reply
 
 REFUND = "The answer states the refund window"
@@ -77,3 +79,44 @@ async def seed_run(
     store: RecordStore, dataset: Path, *, name: str | None, concurrency: int = 8
 ) -> RunResult:
     return await evaluate(dataset, refund_jury(), store=store, name=name, concurrency=concurrency)
+
+
+@dataclass(frozen=True)
+class Seeded:
+    dataset: Path
+    first: str  # an eval run of the dataset, by the operator
+    second: str  # the same dataset judged again, later
+    ongoing: str  # a run of key "alice" still running, with ONGOING_ITEMS judged
+
+
+ONGOING_ITEMS = {"a": "pass", "b": "fail", "c": "fail"}
+
+
+def seed_database(url: str, directory: Path, count: int = 24) -> Seeded:
+    """Two finished runs of one dataset file, and one run still running (key "alice")."""
+
+    async def seed() -> Seeded:
+        dataset = write_dataset(directory / "answers.jsonl", count)
+        async with await RecordStore.open(url) as store:
+            first = await seed_run(store, dataset, name="first")
+            second = await seed_run(store, dataset, name="second")
+            spec = {"judge": {"name": "tone"}, "dataset": {"path": None, "items": 3}}
+            ongoing = await store.create_run("eval", name="ongoing", spec=spec, key_id="alice")
+            made = {"pass": Judgment.ok, "fail": Judgment.fail}
+            await store.save_judgments(
+                [
+                    JudgmentRecord.of(
+                        made[status](f"{item} is {status}"),
+                        judge="tone",
+                        run_id=ongoing,
+                        item_id=item,
+                        key_id="alice",
+                    )
+                    for item, status in ONGOING_ITEMS.items()
+                ]
+            )
+        assert first.run_id is not None
+        assert second.run_id is not None
+        return Seeded(dataset, first.run_id, second.run_id, ongoing)
+
+    return asyncio.run(seed())

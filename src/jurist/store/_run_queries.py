@@ -117,8 +117,9 @@ def items_statement(
     """(count of the matching items, their ids in order). With a `judge`, an item is the
     row that judge stored for it, and `status` is that judge's; without one (a run whose
     judge is not recorded), an item is each distinct id any judge stored, matching when any
-    of its judgments does, in item order only. `search` is sought in the item's id and the
-    reasoning; `among` adds the items found by their inputs, which the store keeps not."""
+    of its judgments does, in item order only. `search` is sought in the item's id and in any
+    judge's reasoning of it; `among` adds the items found by their inputs (which the store
+    does not keep)."""
     where: list[sa.ColumnElement[bool]] = [
         judgments.c.run_id == run_id,
         judgments.c.item_id.is_not(None),
@@ -128,10 +129,12 @@ def items_statement(
     if status is not None:
         where.append(judgments.c.status == status)
     if search:
-        found = [
-            _contains(judgments.c.item_id, search),
+        # Any judge's reasoning of the item: a jury's verdict says little, its votes more.
+        reasoned = sa.select(judgments.c.item_id).where(
+            judgments.c.run_id == run_id,
             _contains(judgments.c.judgment["reasoning"].as_string(), search),
-        ]
+        )
+        found = [_contains(judgments.c.item_id, search), judgments.c.item_id.in_(reasoned)]
         if among:
             # Rendered into the statement: a long list of ids would pass the databases'
             # limits on bound parameters (32766 on SQLite, 32767 on PostgreSQL).
