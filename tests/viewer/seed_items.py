@@ -3,10 +3,13 @@ judged for faithfulness by `jurist.runner.evaluate` over a FakeModel that lists 
 output's claims and gives each claim a verdict with P(supported) at its token and a quote.
 Two runs of the same file differ where the scripts differ."""
 
+import asyncio
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 from jurist.core import Usage
 from jurist.judges import CriterionJudge, FaithfulnessJudge
@@ -49,6 +52,7 @@ SUPPORTED: dict[str, tuple[float, str]] = {
     "The market sells fresh crabs.": (0.08, "The market sells crabs on the pier."),
     "Port Ellis is on the north coast.": (0.88, "Port Ellis is a fishing town on the north coast."),
 }
+T = TypeVar("T")
 LOGPROBS = Capabilities(logprobs=True, max_top_logprobs=20, json_schema=True, seed=True, local=True)
 
 
@@ -135,3 +139,10 @@ async def judge_jury_run(database: str, dataset: Path, name: str) -> RunResult:
     )
     async with await RecordStore.open(database) as store:
         return await evaluate(dataset, panel, store=store, name=name, concurrency=2)
+
+
+def seeded(work: Coroutine[Any, Any, T]) -> T:
+    """`work` run to its end on a thread of its own: in a browser test this thread already
+    runs Playwright's event loop, where asyncio.run is refused."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()

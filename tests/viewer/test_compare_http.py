@@ -2,19 +2,18 @@
 status flips first, counts of each change, "only changed", pages; runs of different
 datasets refused unless forced; bad parameters named."""
 
-import asyncio
 import json
 
 import httpx
 import pytest
-from seed_items import CHANGED, judge_run, write_dataset
+from seed_items import CHANGED, judge_run, seeded, write_dataset
 
 
 @pytest.fixture
 def two_runs(tmp_path, viewer_database, open_viewer):
     dataset = write_dataset(tmp_path)
-    asyncio.run(judge_run(viewer_database, dataset, "before"))
-    asyncio.run(judge_run(viewer_database, dataset, "after", CHANGED))
+    seeded(judge_run(viewer_database, dataset, "before"))
+    seeded(judge_run(viewer_database, dataset, "after", CHANGED))
     # The same answers in another file with one more row: a different dataset.
     other = tmp_path / "other" / "harbour.jsonl"
     other.parent.mkdir()
@@ -25,7 +24,7 @@ def two_runs(tmp_path, viewer_database, open_viewer):
         "context": ["Port Ellis is a fishing town on the north coast."],
     }
     other.write_text(dataset.read_text() + json.dumps(extra) + "\n")
-    asyncio.run(judge_run(viewer_database, other, "elsewhere"))
+    seeded(judge_run(viewer_database, other, "elsewhere"))
     running = open_viewer(viewer_database)
     with httpx.Client(base_url=running.url) as client:
         yield client
@@ -75,11 +74,11 @@ def test_the_page_marks_changed_rows_and_links_both_items(two_runs):
     page = two_runs.get("/view/compare", params={"a": "before", "b": "after", "only": "changed"})
     assert page.status_code == 200
     html = page.text
-    assert html.count('class="compare-row status changed"') == 2
+    assert html.count('class="compare-row change-status changed"') == 2
     assert f'href="/view/runs/{before}/items/1"' in html
     assert f'href="/view/runs/{after}/items/1"' in html
     assert "PASS→FAIL <strong>1</strong>" in html
-    assert 'class="compare-row same' not in html
+    assert 'class="compare-row change-same' not in html
 
 
 def test_runs_of_different_datasets_are_refused_unless_forced(two_runs):

@@ -3,20 +3,19 @@ judgment (a claims report with each quote located in the source, a jury's votes 
 verdict), what it cost; a 404 for an item or run that is not there; the same value as JSON
 and as a page."""
 
-import asyncio
 import json
 
 import httpx
 import pytest
-from seed_items import SOURCE, judge_jury_run, judge_run, write_dataset
+from seed_items import SOURCE, judge_jury_run, judge_run, seeded, write_dataset
 
 
 @pytest.fixture
 def harbour(tmp_path, viewer_database, open_viewer):
     """A viewer over a faithfulness run ("before") and a jury run ("panel") of one file."""
     dataset = write_dataset(tmp_path)
-    asyncio.run(judge_run(viewer_database, dataset, "before"))
-    asyncio.run(judge_jury_run(viewer_database, dataset, "panel"))
+    seeded(judge_run(viewer_database, dataset, "before"))
+    seeded(judge_jury_run(viewer_database, dataset, "panel"))
     running = open_viewer(viewer_database)
     with httpx.Client(base_url=running.url) as client:
         yield client, dataset
