@@ -7,6 +7,7 @@ its judgments are ERROR."""
 import asyncio
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,4 +120,6 @@ def seed_database(url: str, directory: Path, count: int = 24) -> Seeded:
         assert second.run_id is not None
         return Seeded(dataset, first.run_id, second.run_id, ongoing)
 
-    return asyncio.run(seed())
+    # In a thread of its own: a browser test's thread has Playwright's event loop running.
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, seed()).result()
