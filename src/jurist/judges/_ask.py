@@ -13,7 +13,16 @@ from typing import Any, Generic, TypeVar
 
 from jurist.core import Cause, Context, Judgment, Usage
 from jurist.judges._reading import Unreadable
-from jurist.llm import ErrorKind, Model, ModelError, Request, Response, get_model, traced
+from jurist.llm import (
+    ErrorKind,
+    Model,
+    ModelError,
+    Request,
+    Response,
+    get_model,
+    recorded,
+    traced,
+)
 from jurist.prompts import PromptContract, PromptError, PromptTemplate, RenderedPrompt
 from jurist.settings import Settings, get_settings
 
@@ -292,7 +301,8 @@ async def ask(
             logprobs=contract.logprobs,
         )
         call = call_metadata(contract.name, prompt, resolved, request)
-        response = await resolved.complete(request)
+        # Kept with the judgment's prompts and answers when the caller records calls.
+        response = await recorded(resolved, judge=judge).complete(request)
     except ModelError as exc:
         return model_error_judgment(exc, judge=judge, prompt=prompt, call=call)
     try:

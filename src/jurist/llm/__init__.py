@@ -34,6 +34,7 @@ from jurist.llm._logprobs import field_probabilities, label_probabilities
 from jurist.llm._meter import Metered
 from jurist.llm._overrides import WithOptions, with_options
 from jurist.llm._preflight import ProviderConfigError, check_provider
+from jurist.llm._recording import Recorded, RecordedCall, recorded, recording_calls
 from jurist.llm._redaction import (
     PresidioRedactor,
     Redactor,
@@ -89,6 +90,8 @@ __all__ = [
     "Priced",
     "ProviderConfigError",
     "RateLimited",
+    "Recorded",
+    "RecordedCall",
     "Redactor",
     "Request",
     "RequestHook",
@@ -121,6 +124,8 @@ __all__ = [
     "parse_spec",
     "prepare_weights",
     "rank_by_similarity",
+    "recorded",
+    "recording_calls",
     "redact_json",
     "redaction_hook",
     "runtime_installed",
