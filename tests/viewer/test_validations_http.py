@@ -223,5 +223,50 @@ def test_a_user_key_reads_only_its_own_validations_and_an_admin_every_key(tmp_pa
             page = nobody.get("/view/validations", follow_redirects=False)
             assert page.status_code == 303
             assert page.headers["location"].startswith("/view/key?")
+
+        # A browser gives its key once in the key form; its cookie then reads the same.
+        with httpx.Client(base_url=running.url) as browser:
+            given = browser.post(
+                "/view/key",
+                data={"key": alice, "next": "/view/validations"},
+                headers={"Origin": running.url},
+            )
+            assert given.status_code == 303
+            assert given.headers["location"] == "/view/validations"
+            shown = browser.get("/view/validations")
+            assert shown.status_code == 200
+            for name in REQUESTS:
+                assert f'data-id="{mine[name]}"' in shown.text
+                assert f'data-id="{theirs[name]}"' not in shown.text
+            assert 'name="key"' not in shown.text  # no key filter for a key of its own
+            assert browser.get(f"/view/validations/{other}").status_code == 404
     finally:
         running.stop()
+
+
+def test_the_pages_link_to_the_next_page_with_the_same_filters_and_the_json_is_documented(
+    service, database, open_viewer
+):
+    ids = post_validations(service).ids
+    with service.client() as client:
+        first = client.get("/view/validations", params={"validity": "valid", "per_page": 2})
+        assert 'rel="prev"' not in first.text
+        assert 'href="/view/validations?validity=valid&amp;page=2&amp;per_page=2"' in first.text
+        second = client.get("/view/validations?validity=valid&page=2&per_page=2")
+        assert 'rel="next"' not in second.text
+        assert 'href="/view/validations?validity=valid&amp;page=1&amp;per_page=2"' in second.text
+        assert f'data-id="{ids["clean"]}"' in second.text
+    viewer = open_viewer(database)
+    with httpx.Client(base_url=viewer.url) as client:
+        paths = client.get("/view/api/openapi.json").json()["paths"]
+    for path, summary in [
+        ("/view/api/validations", "The stored validations"),
+        ("/view/api/validations/{validation_id}", "One stored validation"),
+    ]:
+        operation = paths[path]["get"]
+        assert operation["summary"] == summary
+        assert operation["tags"] == ["viewer"]
+        assert "200" in operation["responses"]
+    documented = {p["name"] for p in paths["/view/api/validations"]["get"]["parameters"]}
+    assert {"validity", "severity", "since", "until", "key", "page", "per_page"} <= documented
+    assert "/view/validations" not in paths  # the pages are not part of the API
