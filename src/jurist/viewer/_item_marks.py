@@ -49,13 +49,26 @@ def locate(quote: str, passages: Sequence[str]) -> Located | None:
     if not quote.strip():
         return None
     for index, text in enumerate(passages):
-        at = text.find(quote)
-        if at >= 0:
+        at = _whole(quote, text)
+        if at is not None:
             return Located(passage=index, spans=[(at, at + len(quote))])
     for index, text in enumerate(passages):
         spans = _word_for_word(quote, text)
         if spans:
             return Located(passage=index, spans=spans)
+    return None
+
+
+def _whole(quote: str, text: str) -> int | None:
+    """Where `text` holds `quote` as it is, on word boundaries ("lane" is not in "lanes")."""
+    at = text.find(quote)
+    while at >= 0:
+        end = at + len(quote)
+        cuts_before = at > 0 and text[at - 1].isalnum() and quote[0].isalnum()
+        cuts_after = end < len(text) and text[end].isalnum() and quote[-1].isalnum()
+        if not cuts_before and not cuts_after:
+            return at
+        at = text.find(quote, at + 1)
     return None
 
 
