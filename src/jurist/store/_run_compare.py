@@ -113,19 +113,16 @@ async def compared_runs(
     if only not in CHANGE_FILTERS:
         raise ValueError(f"only must be one of {', '.join(CHANGE_FILTERS)}, not {only!r}")
     compared, change = compare_statement(run_a[0], run_a[1], run_b[0], run_b[1])
-    counted = sa.select(change, sa.func.count()).group_by(change)
-    changes: dict[str, int] = {kind: 0 for kind in CHANGES}
-    for kind, count in (await connection.execute(counted)).all():
-        changes[str(kind)] = int(count)
-    flips_query = (
-        sa.select(compared.c.status_a, compared.c.status_b, sa.func.count())
-        .where(change == "status")
-        .group_by(compared.c.status_a, compared.c.status_b)
+    # One pass over both runs counts every change kind and every status flip.
+    counted = sa.select(change, compared.c.status_a, compared.c.status_b, sa.func.count()).group_by(
+        change, compared.c.status_a, compared.c.status_b
     )
-    flips = {
-        f"{was}→{now}": int(count)
-        for was, now, count in (await connection.execute(flips_query)).all()
-    }
+    changes: dict[str, int] = {kind: 0 for kind in CHANGES}
+    flips: dict[str, int] = {}
+    for kind, was, now, count in (await connection.execute(counted)).all():
+        changes[str(kind)] += int(count)
+        if kind == "status":
+            flips[f"{was}→{now}"] = int(count)
     chosen = sa.select(compared)
     if only == "changed":
         chosen = chosen.where(change != "same")
