@@ -6,7 +6,10 @@ the test's store with its report."""
 import asyncio
 import json
 import re
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 from jurist.calibration import REPORT_KEY, binary_report, calibrate, calibration_dataset
 from jurist.core import Status
@@ -19,6 +22,7 @@ from jurist.testing import FakeModel
 # Twelve summaries of four documents; the humans rated coherence and fluency on 1..5.
 COHERENCE = [1, 2, 3, 5, 2, 3, 4, 5, 1, 3, 4, 4]
 FLUENCY = [5, 4, 3, 2, 4, 5, 3, 1, 2, 5, 4, 3]
+T = TypeVar("T")
 ITEM = re.compile(r"summary number (\d+)")
 
 
@@ -65,13 +69,15 @@ async def calibrate_into(
         dimensions=["coherence", "fluency"],
         model=rating_model(noise),
         goal="Summarise the document.",
-        store=store,
-        name=name if key_id is None else None,
+        store=store if key_id is None else None,
+        name=name,
         n_boot=60,
     )
     if key_id is None:
+        assert done.run.run_id is not None
         return done.run.run_id
-    # The runner stores the operator's runs; a key's run is the same report under its key.
+    # The runner stores the operator's runs; a key's run keeps the same report under its key
+    # (its judgments are not needed: the report holds every item's scores).
     run = await store.create_run("eval", name=name, key_id=key_id)
     summary = {REPORT_KEY: done.report.model_dump(mode="json")}
     await store.finish_run(run, "done", summary)
@@ -145,4 +151,11 @@ def seed(
                 ids[plain] = await plain_run(store, name=plain)
         return ids
 
-    return asyncio.run(write())
+    return off_loop(write())
+
+
+def off_loop(work: Coroutine[Any, Any, T]) -> T:
+    """`work` run to its end on a thread of its own: once a browser test ran, this thread
+    runs Playwright's event loop, where asyncio.run is refused."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()

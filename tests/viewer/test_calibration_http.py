@@ -2,12 +2,11 @@
 one report's statistics and plots, two reports compared, what is refused, and a service
 without the calibration extra."""
 
-import asyncio
 from xml.etree import ElementTree
 
 import httpx
 import pytest
-from seed_calibration import COHERENCE, seed
+from seed_calibration import COHERENCE, off_loop, seed
 
 from jurist.calibration import CalibrationReport, compare_reports, stored_report
 from jurist.store import RecordStore
@@ -37,7 +36,7 @@ def reports(database: str, *runs: str) -> list[CalibrationReport]:
         async with await RecordStore.open(database) as store:
             return [await stored_report(store, run) for run in runs]
 
-    return asyncio.run(read())
+    return off_loop(read())
 
 
 def svgs(page: str, kind: str) -> list[ElementTree.Element]:

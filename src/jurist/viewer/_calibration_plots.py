@@ -12,6 +12,7 @@ from jurist.viewer._svg import confusion_matrix, histogram, scatter
 
 # Bins of a longer scale's histogram; a short one gets one bin per whole score, centred on it.
 BINS = 10
+PAD = 0.06
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ def report_plots(detail: CalibrationDetail) -> ReportPlots:
         low, high = detail.scale or (0.0, 1.0)
         whole = high - low <= WHOLE_SCALE
         edges = (low - 0.5, high + 0.5) if whole else (low, high)
+        # A little room beyond the scale's ends, so that a dot on an end is not cut in half.
+        pad = (high - low) * PAD
+        axis = (low - pad, high + pad)
         dimensions.append(
             DimensionPlots(
                 name=dimension.name,
@@ -41,8 +45,8 @@ def report_plots(detail: CalibrationDetail) -> ReportPlots:
                     scored,
                     x_label="human score",
                     y_label="judge score",
-                    x_range=(low, high),
-                    y_range=(low, high),
+                    x_range=axis,
+                    y_range=axis,
                     diagonal=True,
                     title=f"{dimension.name}: judge against human",
                 ),
