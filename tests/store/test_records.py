@@ -478,7 +478,7 @@ async def test_upgrading_a_knowledge_base_from_0001_keeps_its_data(database_url)
         assert await schema_revision(engine) == "0001"
 
         await migrate(engine)
-        assert await schema_revision(engine) == head_revision() == "0004"
+        assert await schema_revision(engine) == head_revision() == "0005"
         async with engine.connect() as connection:
             names = list(await connection.scalars(sa.text("SELECT name FROM kb_collections")))
         assert names == ["handbook"]

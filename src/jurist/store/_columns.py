@@ -90,3 +90,14 @@ def set_json(record: object, name: str, *, optional: bool = False) -> None:
             f"{type(record).__name__}.{name} must be a mapping, got {type(value).__name__}"
         )
     object.__setattr__(record, name, to_json_safe(value, f"{type(record).__name__}.{name}"))
+
+
+def set_json_list(record: object, name: str) -> None:
+    """Like `set_json` for an optional list of mappings."""
+    value = getattr(record, name)
+    if value is None:
+        return
+    owner = f"{type(record).__name__}.{name}"
+    if not isinstance(value, list) or not all(isinstance(entry, Mapping) for entry in value):
+        raise TypeError(f"{owner} must be a list of mappings, got {type(value).__name__}")
+    object.__setattr__(record, name, to_json_safe(value, owner))

@@ -483,6 +483,7 @@ def _judgment_row(
         "judgment": record.judgment,
         "key_id": record.key_id,
         "sealed": record.sealed,
+        "calls": record.calls,
     }
 
 

@@ -2,7 +2,7 @@
 checked against its columns when made."""
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Self
@@ -15,6 +15,7 @@ from jurist.store._columns import (
     check_time,
     column_length,
     set_json,
+    set_json_list,
 )
 from jurist.store._tables import audit_log, validations
 from jurist.store._tables import judgments as judgments_table
@@ -52,6 +53,9 @@ class JudgmentRecord:
     created_at: datetime | None = None
     key_id: str | None = None
     sealed: str | None = None
+    # The prompts and raw answers of the calls behind the judgment, in call order, each a
+    # dict (see `jurist.llm.RecordedCall.to_dict`); None when they were not kept.
+    calls: list[dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
@@ -79,6 +83,7 @@ class JudgmentRecord:
         check_time(owner, "created_at", self.created_at)
         set_json(self, "judgment")
         set_json(self, "parameters", optional=True)
+        set_json_list(self, "calls")
 
     @classmethod
     def of(
@@ -92,13 +97,14 @@ class JudgmentRecord:
         item_id: str | None = None,
         id: str | None = None,
         key_id: str | None = None,
+        calls: Sequence[Mapping[str, Any]] | None = None,
     ) -> Self:
         """`judgment` as a record. The score is normalised to 0..1 (None for a categorical
         score, which has no numbers without a category map); tokens, cost, latency and model
         come from its usage; the prompt's sha256, the model and its parameters from its
         metadata's top level, when a model-backed judge put them there (the metadata's
         model wins over the usage's). A metadata value that does not fit its column stays
-        only in the stored judgment."""
+        only in the stored judgment. `calls` are the calls behind it, kept as given."""
         as_dict = judgment.to_dict()
         metadata: Mapping[str, Any] = as_dict.get("metadata") or {}
         usage = judgment.usage
@@ -123,6 +129,7 @@ class JudgmentRecord:
             cost_usd=usage.cost_usd if usage else None,
             latency_ms=usage.latency_ms if usage else None,
             key_id=key_id,
+            calls=None if calls is None else [dict(call) for call in calls],
         )
 
 

@@ -72,6 +72,10 @@ class StoredJudgment:
     created_at: datetime
     key_id: str | None = None
     sealed: str | None = None
+    # The calls behind the judgment, in call order, when its run kept them (else None):
+    # each {"messages": [{"role", "content"}, ...], "answer", "model", "input_tokens",
+    # "output_tokens", "cost_usd", "latency_ms", "cached", "judge", "error"}.
+    calls: list[dict[str, Any]] | None = None
 
     def to_judgment(self) -> Judgment:
         """The `Judgment` as the judge returned it."""

@@ -165,6 +165,9 @@ judgments = sa.Table(
     sa.Column("judgment", _JSON, nullable=False),  # the whole Judgment.to_dict()
     sa.Column("key_id", sa.String(100), index=True),  # the API key that asked; None: operator
     sa.Column("sealed", sa.Text),  # the raw judgment, encrypted, when raw content is kept
+    # The prompts sent and the raw answers, in call order, when a run chose to keep them
+    # (they hold the item's inputs, which the store keeps no copy of otherwise).
+    sa.Column("calls", _OPTIONAL_JSON),
     # A resumed run never stores an item's judgment twice. Rows without a run or an item
     # (NULLs) are never equal, so the service's own judgments are not constrained.
     sa.UniqueConstraint("run_id", "item_id", "judge"),
