@@ -110,6 +110,8 @@ class CallView(BaseModel):
     output_tokens: int | None
     cost_usd: float | None
     latency_ms: float | None
+    cached: bool  # answered from the response cache
+    judge: str | None  # the judge (or a jury's member) that asked
     error: str | None
 
 
@@ -177,7 +179,11 @@ def item_view(
             reference=None if ctx.reference is None else _text(ctx.reference),
             metadata=thawed(ctx.metadata),
         )
-    kept = any(view.calls is not None for view in views.values())
+    # A judgment of a run that kept its calls but made none (a judge that calls no model)
+    # holds no calls: the run's spec says they were kept.
+    kept = (run.spec or {}).get("keep_calls") is True or any(
+        view.calls is not None for view in views.values()
+    )
     return ItemView(
         run=run_ref(run),
         item_id=item_id,
@@ -332,6 +338,8 @@ def _calls(kept: Any) -> list[CallView] | None:
                 output_tokens=_int(call.get("output_tokens")),
                 cost_usd=_float(call.get("cost_usd")),
                 latency_ms=_float(call.get("latency_ms")),
+                cached=call.get("cached") is True,
+                judge=_str(call.get("judge")),
                 error=_str(call.get("error")),
             )
         )
