@@ -2,13 +2,21 @@
 one report's statistics and plots, two reports compared, what is refused, and a service
 without the calibration extra."""
 
+import json
 from xml.etree import ElementTree
 
 import httpx
 import pytest
 from seed_calibration import COHERENCE, off_loop, seed
 
-from jurist.calibration import CalibrationReport, compare_reports, stored_report
+from jurist.calibration import (
+    REPORT_KEY,
+    CalibrationReport,
+    compare_reports,
+    pairwise_report,
+    stored_report,
+)
+from jurist.data import load_labelled
 from jurist.store import RecordStore
 from jurist.viewer import _calibration_read
 
@@ -277,3 +285,39 @@ def test_the_json_endpoints_are_documented(client):
         assert operation["description"]
         assert "/view" + path.removeprefix("/view/api") in operation["description"]
     assert not any(path.startswith("/view/calibration") for path in paths)
+
+
+def test_a_pairwise_report_has_its_metrics_and_preference_matrix(tmp_path, open_viewer):
+    path = tmp_path / "pairs.jsonl"
+    labels = ["A", "B", "tie", "A", "B", "A"]
+    rows = [
+        {"id": f"p{i}", "instruction": "Which?", "output_a": "x", "output_b": "y", "label": label}
+        for i, label in enumerate(labels)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    dataset = load_labelled(path)
+    choices = {f"p{i}": "A" for i in range(len(labels))}  # a judge that always says A
+    report = pairwise_report(dataset, choices, judge="first-wins", model="m", n_boot=40)
+    database = f"sqlite:///{tmp_path / 'pairs.sqlite3'}"
+
+    async def store() -> str:
+        async with await RecordStore.open(database) as records:
+            run = await records.create_run("eval", name="pairs")
+            await records.finish_run(run, "done", {REPORT_KEY: report.model_dump(mode="json")})
+            return run
+
+    off_loop(store())
+    running = open_viewer(database)
+    with httpx.Client(base_url=running.url) as client:
+        body = client.get("/view/api/calibration/pairs").json()
+        assert report.pairwise is not None
+        metrics = {s["metric"]: s["value"] for s in body["statistics"] if s["level"] == "all"}
+        assert metrics["accuracy"] == report.pairwise.accuracy.value
+        assert metrics["agreement"] == report.pairwise.agreement.value
+        assert metrics["position_consistency"] is None  # no swapped-order answers
+        (confusion,) = body["confusions"]
+        assert confusion["labels"] == ["A", "B", "tie"]
+        # Every item in the judge's "A" column, each in its human label's row.
+        assert confusion["matrix"] == [[3, 0, 0], [2, 0, 0], [1, 0, 0]]
+        page = client.get("/view/calibration/pairs").text
+        assert 'class="plot confusion"' in page
