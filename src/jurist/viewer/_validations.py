@@ -1,6 +1,7 @@
 """The service's stored validations, with their layers and issues: the list (filtered by
-verdict, severity, time and key, paged in the database) and one validation, each a page at
-/view/validations... and the same value as JSON at /view/api/validations...."""
+verdict, severity, time and key, paged in the database) at /view/validations and one
+validation at /view/validations/{id}; each page's value is also the JSON answer of the same
+path under /view/api."""
 
 import json
 from datetime import UTC, date, datetime, timedelta
