@@ -181,3 +181,36 @@ def test_a_judgment_without_an_item_is_no_item_of_the_run(tmp_path):
             assert await store.status_counts(run, "j") == {"pass": 1}
 
     asyncio.run(scenario())
+
+
+def test_a_search_finds_the_reasoning_only_and_any_text_of_it(store_url):
+    """Its words, in any case, with letters JSON escapes; never a key of the judgment's JSON
+    (which every row's text holds)."""
+
+    async def scenario() -> None:
+        async with await RecordStore.open(store_url) as store:
+            run = await store.create_run("eval", spec={"judge": {"name": "j"}})
+            said = {
+                "a": Judgment.ok('Ça coûte 30 €, "cheap"'),
+                "b": Judgment.fail("Too slow\\late 100%"),
+                "c": Judgment.ok("Fine."),
+            }
+            await store.save_judgments(
+                [
+                    JudgmentRecord.of(judgment, judge="j", run_id=run, item_id=item)
+                    for item, judgment in said.items()
+                ]
+            )
+
+            async def found(text: str) -> list[str]:
+                return (await store.run_items(run, judge="j", search=text))[1]
+
+            assert await found("COÛTE") == ["a"]
+            assert await found('"cheap"') == ["a"]
+            assert await found("slow\\late") == ["b"]
+            assert await found("100%") == ["b"]
+            assert await found("fine") == ["c"]
+            assert await found("reasoning") == []
+            assert await found("status") == []
+
+    asyncio.run(scenario())

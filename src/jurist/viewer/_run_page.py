@@ -2,6 +2,7 @@
 filtered, searched, sorted and paged by the database; the items' inputs read again from the
 run's dataset file (`_run_inputs`)."""
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -66,6 +67,37 @@ async def run_view(
     order: str | None,
 ) -> RunView:
     found = await readable_run(look, run)
+    # The dataset file is read (when no version of it is kept) while the database answers;
+    # only a search needs the inputs before the items.
+    reading = asyncio.create_task(run_inputs(found.spec or {}))
+    try:
+        return await _view(
+            look,
+            found,
+            paging,
+            reading,
+            judge=judge,
+            status=status,
+            search=search,
+            sort=sort,
+            order=order,
+        )
+    finally:
+        reading.cancel()  # a failed query leaves no read of the file behind
+
+
+async def _view(
+    look: Looking,
+    found: StoredRun,
+    paging: Paging,
+    reading: "asyncio.Task[RunInputs]",
+    *,
+    judge: str | None,
+    status: str | None,
+    search: str | None,
+    sort: str | None,
+    order: str | None,
+) -> RunView:
     records = look.records
     judges = await records.judge_names(found.id)
     verdict = run_judge(found) or (judges[0] if len(judges) == 1 else None)
@@ -83,8 +115,10 @@ async def run_view(
         order=ordered(order, "asc"),
     )
     filtered_by = filters.judge or verdict
-    inputs = await run_inputs(found.spec or {})
-    among = inputs.matching(filters.search) if filters.search and inputs.contexts else None
+    among = None
+    if filters.search:
+        inputs = await reading
+        among = inputs.matching(filters.search) if inputs.contexts else None
     total, ids = await records.run_items(
         found.id,
         judge=filtered_by,
@@ -98,15 +132,19 @@ async def run_view(
     )
     stored = await records.judgments_of_items(found.id, ids)
     shown = _judge_order(judges, verdict)
+    counts = await records.status_counts(found.id, filtered_by)
+    run = run_row(found, await run_counts(records, found, verdict))
+    same_dataset = await _same_dataset(look, found)
+    inputs = await reading
     return RunView(
-        run=run_row(found, await run_counts(records, found, verdict)),
+        run=run,
         model=_model(found),
         spec=found.spec,
         summary=found.summary,
         finished=None if found.status == RUNNING else found.updated_at,
         verdict_judge=verdict,
         judges=shown,
-        counts=await records.status_counts(found.id, filtered_by),
+        counts=counts,
         items=_rows(found.id, ids, stored, inputs),
         paging=Pages(
             page=paging.page,
@@ -116,7 +154,7 @@ async def run_view(
         ),
         filters=filters,
         inputs_note=inputs.note,
-        same_dataset=await _same_dataset(look, found),
+        same_dataset=same_dataset,
     )
 
 
