@@ -50,7 +50,8 @@ def test_scatter_puts_the_extremes_on_the_plot_areas_edges():
     assert ((LEFT + RIGHT) / 2, (TOP + BOTTOM) / 2) in dots
     assert root.get("aria-label") == "judge against human"
     assert root.find("s:title", NS).text == "judge against human"
-    assert "svg" in root.tag and "plot" in root.get("class").split()
+    assert "svg" in root.tag
+    assert "plot" in root.get("class").split()
 
 
 def test_scatter_with_given_ranges_and_a_diagonal():
@@ -95,7 +96,8 @@ def test_every_text_is_escaped():
     for chart in charts:
         assert "<script>" not in chart
         root = parse(chart)  # parses: nothing broke out of its text
-        assert not list(root.iter("script")) and not list(root.iter(f"{{{NS['s']}}}script"))
+        assert not list(root.iter("script"))
+        assert not list(root.iter(f"{{{NS['s']}}}script"))
         assert any(nasty in text for text in texts(root)) or root.get("aria-label") == nasty
         assert "style=" not in chart
 
@@ -134,9 +136,10 @@ def test_line_chart_orders_points_and_names_each_series_in_a_legend():
     alpha = paths[0].get("d").split()
     # Sorted by time: the first point is the earliest (left edge, at the top: y = 1).
     assert alpha[0] == f"M{LEFT},{TOP}"
-    assert alpha[1].startswith("L") and alpha[1].endswith(f",{BOTTOM}")
+    assert alpha[1].startswith("L")
+    assert alpha[1].endswith(f",{BOTTOM}")
     legend = root.find("s:g[@class='legend']", NS)
-    assert ["alpha", "beta"] == [t.text for t in legend.iter(f"{{{NS['s']}}}text")]
+    assert [t.text for t in legend.iter(f"{{{NS['s']}}}text")] == ["alpha", "beta"]
     assert {"s0", "s1"} == {p.get("class").split()[1] for p in paths}
     assert "Jan 01 00:00" in texts(root)  # two days: the day and the hour
 
@@ -197,3 +200,14 @@ def test_confusion_matrix_writes_each_count_in_its_cell_and_shades_by_count():
     )
     with pytest.raises(ValueError, match="2x2"):
         confusion_matrix([[1, 2]], ["a", "b"], x_label="x", y_label="y")
+
+
+def test_a_line_chart_at_one_instant_centres_it_on_a_time_axis_to_the_second():
+    at = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+    root = parse(line_chart({"judge": [(at, 0.5)]}, x_label="time", y_label="score"))
+    (dot,) = classed(root, "circle", "dot")
+    plot_right = WIDTH - MARGIN_RIGHT - 110  # the legend's room
+    assert float(dot.get("cx")) == pytest.approx((LEFT + plot_right) / 2, abs=0.1)
+    # A minute each side, the ends' ticks named to the second.
+    assert {"05:05:07", "05:07:07"} <= set(texts(root))
+    assert "2026" not in "".join(texts(root))  # not years of padding around one instant

@@ -24,6 +24,7 @@ LEGEND_WIDTH = 110
 SERIES_CLASSES = 6  # s0..s5 in viewer.css; more series reuse them in turn
 TICKS = 5
 DOT_RADIUS = 3.5
+TIME_PAD = 60.0  # seconds each side of a time axis whose points are all at one instant
 
 Number = float | int
 
@@ -137,7 +138,7 @@ def line_chart(
     plot = area(width, height, legend=True)
     xs = [_number(x) for points in drawn.values() for x, _ in points]
     ys = [y for points in drawn.values() for _, y in points]
-    sx = Scale(*_span(xs), plot.left, plot.right)
+    sx = Scale(*_span(xs, TIME_PAD if timed else None), plot.left, plot.right)
     sy = Scale(*_span(ys), plot.bottom, plot.top)
     parts += _axes(plot, sx, sy, x_label, y_label, timed=timed)
     parts += _heading(width, title)
@@ -390,13 +391,14 @@ def _legend(plot: Area, labels: list[str], shape: str = "line") -> list[str]:
 # ---- numbers ----
 
 
-def _span(values: Sequence[float]) -> tuple[float, float]:
-    """The data's range; a single value gets room around it so that it has a place."""
+def _span(values: Sequence[float], pad: float | None = None) -> tuple[float, float]:
+    """The data's range; a single value gets room around it (`pad` each side, by default a
+    tenth of it) so that it has a place."""
     low, high = min(values), max(values)
     if high > low:
         return low, high
-    pad = abs(low) * 0.1 or 1.0
-    return low - pad, high + pad
+    room = pad if pad is not None else abs(low) * 0.1 or 1.0
+    return low - room, high + room
 
 
 def _ticks(low: float, high: float, *, integer: bool = False) -> list[float]:
@@ -435,8 +437,10 @@ def _tick_label(value: float, timed: bool, span: float = 0.0) -> str:
         shape = "%b %d"
     elif span > 86400:
         shape = "%b %d %H:%M"
-    else:
+    elif span > 2 * 3600:
         shape = "%H:%M"
+    else:
+        shape = "%H:%M:%S"
     return datetime.fromtimestamp(value, UTC).strftime(shape)
 
 
