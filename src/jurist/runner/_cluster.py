@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jurist.core import Judge, Judgment, JuristError
 from jurist.data import Item
@@ -41,9 +41,22 @@ from jurist.data import Item
 if TYPE_CHECKING:
     from distributed import Client
 
-Completed = Callable[[Item, Judgment, dict[str, Judgment]], Awaitable[None]]
+
+class Completed(Protocol):
+    """Records an item's judgment, its votes and, when the run keeps them, its calls."""
+
+    def __call__(
+        self,
+        item: Item,
+        judgment: Judgment,
+        votes: dict[str, Judgment],
+        /,
+        calls: list[dict[str, Any]] | None = None,
+    ) -> Awaitable[None]: ...
+
+
 JudgeAll = Callable[[list[Item], Judge, int, Completed], Awaitable[None]]
-Judged = tuple[str, Judgment, dict[str, Judgment]]
+Judged = tuple[str, Judgment, dict[str, Judgment], list[dict[str, Any]] | None]
 Partition = tuple[float, list[Judged]]  # the seconds a worker took, and its judgments
 
 CLUSTER_FORMS = "local:N (N worker processes on this machine) or tcp://HOST:PORT (a scheduler)"
@@ -163,10 +176,10 @@ async def judge_on_cluster(
             seconds, judged = await future
             future.release()
             parts.took(len(judged), seconds)
-            for item_id, judgment, votes in judged:
+            for item_id, judgment, votes, calls in judged:
                 item = waiting.pop(item_id, None)
                 if item is not None:  # a partition judged twice is recorded once
-                    await completed(item, judgment, votes)
+                    await completed(item, judgment, votes, calls)
             following = submit()
             if following is not None:
                 flow.add(following)
@@ -273,8 +286,14 @@ def judge_partition(
     judge = _worker_judge(payload, digest)
     done: list[Judged] = []
 
-    async def collect(item: Item, judgment: Judgment, votes: dict[str, Judgment]) -> None:
-        done.append((item.id, judgment, votes))
+    async def collect(
+        item: Item,
+        judgment: Judgment,
+        votes: dict[str, Judgment],
+        /,
+        calls: list[dict[str, Any]] | None = None,
+    ) -> None:
+        done.append((item.id, judgment, votes, calls))
 
     async def judge_items() -> None:
         await judge_all(items, judge, concurrency, collect)

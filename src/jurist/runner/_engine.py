@@ -8,15 +8,16 @@ in flight; they are judged when the run resumes.
 
 import asyncio
 import dataclasses
+import functools
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from jurist.core import Cause, Judge, Judgment, batch_pace, judge_name, to_json_safe
 from jurist.data import Dataset, FieldMap, Item
-from jurist.llm import ConcurrencyWatch
-from jurist.runner._cluster import check_cluster, on_cluster
+from jurist.llm import ConcurrencyWatch, recording_calls
+from jurist.runner._cluster import Completed, JudgeAll, check_cluster, on_cluster
 from jurist.runner._inputs import Rows, as_dataset, stored_inputs
 from jurist.runner._judges import JudgeChoice, describe_judge
 from jurist.runner._progress import Progress
@@ -51,6 +52,7 @@ async def evaluate(
     progress: Progress | None = None,
     keep: Callable[[RunResult], Mapping[str, Any]] | None = None,
     cluster: str | None = None,
+    keep_calls: bool | None = None,
 ) -> RunResult:
     """Judge every item of `dataset` with `judge`, at most `concurrency` at a time.
 
@@ -83,6 +85,17 @@ async def evaluate(
     scheduler (needs the `cluster` extra). Each worker judges `concurrency` items at a time;
     this process records every judgment as above, so storing, resuming and the result are
     the same, and a worker lost mid-run loses nothing (its items are judged elsewhere).
+
+    `keep_calls=True` stores, with each item's verdict, the calls its judging made: the
+    prompts sent and the raw answers (with each call's model, tokens, cost and latency, and
+    the judge that asked), in `StoredJudgment.calls`. It is off by default because prompts
+    hold the item's inputs, the user's data, which the store otherwise keeps no copy of. The
+    choice is written in the run's spec (`keep_calls`), so a resumed run keeps doing what it
+    was started doing: `None` (the default) is the run's own choice on a resume, and off for
+    a new run; a resume that asks for the other choice is a ValueError. Each item's calls
+    are on its verdict's record (a jury's members' too, each naming its judge), in the
+    order they ended; an answer from the response cache is there with `cached` true.
+    Without a store nothing is kept.
     """
     concurrency = _items_in_flight(concurrency)
     dataset = as_dataset(dataset, field_map)
@@ -100,12 +113,20 @@ async def evaluate(
             "concurrency": concurrency,
             # checked now, so that a cluster named wrong stops the run before it is stored
             "cluster": None if cluster is None else check_cluster(cluster).text,
+            "keep_calls": bool(keep_calls),
         },
         "spec",
     )
 
     run_id, name, judgments, votes = await _open_run(
-        store, run=run, name=name, resume=resume, spec=spec, judge=label, dataset=dataset
+        store,
+        run=run,
+        name=name,
+        resume=resume,
+        spec=spec,
+        judge=label,
+        dataset=dataset,
+        keep_calls=keep_calls,
     )
     resumed = len(judgments)
     todo = [item for item in dataset.items if item.id not in judgments]
@@ -120,9 +141,15 @@ async def evaluate(
             concurrency=watch.report(),
         )
 
-    async def completed(item: Item, judgment: Judgment, by_member: dict[str, Judgment]) -> None:
+    async def completed(
+        item: Item,
+        judgment: Judgment,
+        by_member: dict[str, Judgment],
+        /,
+        calls: list[dict[str, Any]] | None = None,
+    ) -> None:
         if store is not None and run_id is not None:
-            await _save(store, _records(label, run_id, item.id, judgment, by_member))
+            await _save(store, _records(label, run_id, item.id, judgment, by_member, calls=calls))
         judgments[item.id] = judgment
         if by_member:
             votes[item.id] = by_member
@@ -133,7 +160,7 @@ async def evaluate(
         progress.start(total=len(dataset.items), done=resumed, run=name or run_id)
     watch = ConcurrencyWatch().start()  # it stops watching when the run lets go of it
     try:
-        judge_all = _judge_all if cluster is None else on_cluster(cluster, _judge_all)
+        judge_all = _judging(keep_calls=spec["keep_calls"] and store is not None, cluster=cluster)
         await judge_all(todo, the_judge, concurrency, completed)
     except (asyncio.CancelledError, KeyboardInterrupt) as stop:
         await _finish(store, run_id, INTERRUPTED, summary(), stop)
@@ -175,12 +202,27 @@ def _items_in_flight(concurrency: int | None) -> int:
 
 
 def _records(
-    label: str, run_id: str, item_id: str, judgment: Judgment, votes: Mapping[str, Judgment]
+    label: str,
+    run_id: str,
+    item_id: str,
+    judgment: Judgment,
+    votes: Mapping[str, Judgment],
+    *,
+    calls: list[dict[str, Any]] | None = None,
 ) -> list[JudgmentRecord]:
     named = {vote_label(label, member): vote for member, vote in votes.items()}
     named = {label: judgment} | {who: j for who, j in named.items() if len(who) <= MAX_LABEL}
+    # Every call of the item goes on the verdict's record, each naming the judge that asked:
+    # a jury's members' calls interleave, and the verdict is the record every reader opens.
     return [
-        JudgmentRecord.of(j, judge=who, run_id=run_id, item_id=item_id) for who, j in named.items()
+        JudgmentRecord.of(
+            j,
+            judge=who,
+            run_id=run_id,
+            item_id=item_id,
+            calls=calls if who == label else None,
+        )
+        for who, j in named.items()
     ]
 
 
@@ -200,9 +242,10 @@ async def _open_run(
     spec: dict[str, Any],
     judge: str,
     dataset: Dataset,
+    keep_calls: bool | None,
 ) -> tuple[str | None, str | None, dict[str, Judgment], dict[str, dict[str, Judgment]]]:
     """The run's id and name, and the judgments (and jury votes) it has stored already (a
-    resumed run)."""
+    resumed run). A resumed run's `spec["keep_calls"]` becomes the run's own choice."""
     if not resume:
         if run is not None:
             raise ValueError(
@@ -214,6 +257,7 @@ async def _open_run(
     if store is None or run is None:
         raise ValueError("resume=True needs a store and run= (the id or name to resume)")
     found = await _resumable(store, run, spec, name)
+    spec["keep_calls"] = _kept_calls(found, keep_calls)
     wanted = {item.id for item in dataset.items}
     judgments: dict[str, Judgment] = {}
     every = await store.run_judgments(found.id)
@@ -244,18 +288,35 @@ async def load_run(store: RecordStore, run: str) -> RunResult:
     return dataclasses.replace(result, inputs=inputs, inputs_note=note)
 
 
+def _judging(*, keep_calls: bool, cluster: str | None) -> JudgeAll:
+    """How the items are judged: here or on `cluster`, their calls recorded or not."""
+    judge_all: JudgeAll = (
+        functools.partial(_judge_all, keep_calls=True) if keep_calls else _judge_all
+    )
+    return judge_all if cluster is None else on_cluster(cluster, judge_all)
+
+
 async def _judge_all(
     todo: list[Item],
     judge: Judge,
     concurrency: int,
-    completed: Callable[[Item, Judgment, dict[str, Judgment]], Awaitable[None]],
+    completed: Completed,
+    *,
+    keep_calls: bool = False,
 ) -> None:
     # `concurrency` workers share one iterator, so at most that many items are in flight.
     pending = iter(todo)
 
     async def worker() -> None:
         for item in pending:
-            await completed(item, *await _judge_item(judge, item))
+            if not keep_calls:
+                await completed(item, *await _judge_item(judge, item))
+                continue
+            # The item's own list, set in this worker's context: the tasks its judging
+            # starts (a jury's members) append to it, other workers' items do not.
+            with recording_calls() as calls:
+                judgment, votes = await _judge_item(judge, item)
+            await completed(item, judgment, votes, [call.to_dict() for call in calls])
 
     try:
         # fewer garbage collections while the calls are in flight (see _collector)
@@ -304,6 +365,20 @@ async def _resumable(
             f"run {run!r} cannot be resumed with a different {', '.join(differ)}: {details}"
         )
     return found
+
+
+def _kept_calls(found: StoredRun, asked: bool | None) -> bool:
+    """The run's choice to keep calls (off for a run stored before there was one); asking
+    a resumed run for the other choice is a ValueError."""
+    chosen = bool((found.spec or {}).get("keep_calls", False))
+    if asked is not None and asked != chosen:
+        was = "keeps" if chosen else "does not keep"
+        raise ValueError(
+            f"run {found.name or found.id!r} {was} its calls (the prompts and raw answers): "
+            f"a resumed run keeps the choice it was started with; resume it without "
+            f"keep_calls={asked}"
+        )
+    return chosen
 
 
 def _without(value: Any, keys: frozenset[str]) -> Any:
