@@ -25,9 +25,7 @@ from jurist.viewer._paths import PREFIX
 
 router = APIRouter()
 
-Search = Annotated[
-    str | None, Query(description="sought, ignoring case, in the run's name, id and dataset path")
-]
+Search = Annotated[str | None, Query(description="sought, ignoring case, in the run's name and id")]
 Sort = Annotated[str, Query(description=f"the order: {', '.join(SORTS)} (started: newest first)")]
 RunA = Annotated[str | None, Query(description="the id or name of the first (before) run")]
 RunB = Annotated[str | None, Query(description="the id or name of the second (after) run")]
@@ -41,7 +39,7 @@ RunB = Annotated[str | None, Query(description="the id or name of the second (af
     description=(
         "The runs that keep a calibration report (`jurist calibrate` stores them) which the "
         "caller may read (a user key: the runs it made), newest first or by `sort=name`, "
-        "`search`ed in the name, id and dataset path, a page at a time. Each with its judge, "
+        "`search`ed in the name and id, a page at a time. Each with its judge, "
         "model, dataset, n, the target and the target's statistic per dimension with its "
         "interval, and the verdict. The JSON of the page /view/calibration. 503 when the "
         "calibration extra is not installed."
