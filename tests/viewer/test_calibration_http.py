@@ -321,3 +321,28 @@ def test_a_pairwise_report_has_its_metrics_and_preference_matrix(tmp_path, open_
         assert confusion["matrix"] == [[3, 0, 0], [2, 0, 0], [1, 0, 0]]
         page = client.get("/view/calibration/pairs").text
         assert 'class="plot confusion"' in page
+
+
+def test_a_report_this_jurist_cannot_read_is_named_without_hiding_the_others(tmp_path, open_viewer):
+    database = f"sqlite:///{tmp_path / 'odd.sqlite3'}"
+    ids = seed(database, tmp_path, {"fine": 0})
+
+    async def store_odd() -> str:
+        async with await RecordStore.open(database) as records:
+            run = await records.create_run("eval", name="odd")
+            kept = {REPORT_KEY: {"judge": "from another version", "dimensions": "not a map"}}
+            await records.finish_run(run, "done", kept)
+            return run
+
+    odd = off_loop(store_odd())
+    running = open_viewer(database)
+    with httpx.Client(base_url=running.url) as client:
+        body = client.get("/view/api/calibration").json()
+        assert body["total"] == 2
+        assert [row["run"] for row in body["runs"]] == [ids["fine"]]
+        assert body["unreadable"] == [odd]
+        page = client.get("/view/calibration").text
+        assert odd in page.split('id="unreadable"')[1].split("</p>")[0]
+        answer = client.get(f"/view/api/calibration/{odd}")
+        assert answer.status_code == 500
+        assert "its calibration report cannot be read" in answer.json()["message"]

@@ -59,6 +59,9 @@ class CalibrationList(_Model):
     search: str | None
     sort: str
     runs: list[RunOfReport]
+    unreadable: list[str] = Field(
+        description="ids of the runs on this page whose report this jurist cannot read"
+    )
 
 
 class ScorePoint(_Model):

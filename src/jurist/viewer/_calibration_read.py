@@ -90,6 +90,9 @@ async def calibration_list(
         limit=paged.per_page,
         offset=paged.offset,
     )
+    # A report this jurist cannot read (kept by another version) is named, not shown: one
+    # such run does not hide the others.
+    read = [(stored, _readable_report(stored)) for stored in found]
     return CalibrationList(
         total=total,
         page=paged.page,
@@ -97,7 +100,8 @@ async def calibration_list(
         pages=paged.pages(total),
         search=wanted,
         sort=sort,
-        runs=[about(stored, _report(stored)) for stored in found],
+        runs=[about(stored, report) for stored, report in read if report is not None],
+        unreadable=[stored.id for stored, report in read if report is None],
     )
 
 
@@ -353,6 +357,13 @@ async def _readable(look: Looking, run: str, parameter: str) -> StoredRun:
     if REPORT_KEY not in (stored.summary or {}):
         raise not_found(f"calibration report in run {run!r} (it is not a calibration run)")
     return stored
+
+
+def _readable_report(stored: StoredRun) -> "CalibrationReport | None":
+    try:
+        return _report(stored)
+    except ViewerError:
+        return None
 
 
 def _report(stored: StoredRun) -> "CalibrationReport":
