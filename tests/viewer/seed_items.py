@@ -146,3 +146,12 @@ def seeded(work: Coroutine[Any, Any, T]) -> T:
     runs Playwright's event loop, where asyncio.run is refused."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, work).result()
+
+
+async def judge_kept_run(database: str, dataset: Path, name: str) -> RunResult:
+    """A faithfulness run that keeps the prompts sent and the raw answers."""
+    judge = FaithfulnessJudge(grounding_model(), min_score=0.8, name="faithfulness")
+    async with await RecordStore.open(database) as store:
+        return await evaluate(
+            dataset, judge, store=store, name=name, concurrency=2, keep_calls=True
+        )

@@ -276,7 +276,7 @@ def _judgment(row: StoredJudgment, passages: Sequence[str]) -> JudgmentView:
             CheckView(name=c.name, passed=c.passed, message=c.message) for c in judgment.checks
         ],
         report=_report(judgment, passages),
-        calls=_calls(getattr(row, "calls", None)),
+        calls=_calls(row.calls),
     )
 
 
@@ -317,8 +317,9 @@ def _plain(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return {k: thawed(v) for k, v in metadata.items() if k not in _SHOWN_ELSEWHERE}
 
 
-def _calls(kept: Any) -> list[CallView] | None:
-    if not isinstance(kept, list):
+def _calls(kept: Sequence[Any] | None) -> list[CallView] | None:
+    # Read defensively: the column holds JSON as written by whichever version kept it.
+    if kept is None:
         return None
     calls: list[CallView] = []
     for call in kept:
