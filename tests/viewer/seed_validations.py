@@ -2,12 +2,15 @@
 (a scripted model) answering POST /validate, and, for the store's queries alone, real
 results of the validation pipeline stored as the service stores them."""
 
+import asyncio
 import hashlib
 import json
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from jurist.server import ServiceSettings, create_app
 from jurist.settings import Settings
@@ -15,6 +18,8 @@ from jurist.store import ValidationRecord, new_id
 from jurist.validation import ValidationResult, validate
 from server.running import Running, run_app
 from service_script import ServiceScript, scripted_model
+
+T = TypeVar("T")
 
 SCHEMA = {"type": "object", "required": ["answer", "source"]}
 POLITE = "The answer is polite"
@@ -113,3 +118,10 @@ async def pipeline_record(
         key_id=key_id,
         created_at=at,
     )
+
+
+def run_apart(work: Coroutine[Any, Any, T]) -> T:
+    """`work` run to its end on an event loop of its own thread: the browser tests' session
+    keeps Playwright's loop running on the main thread, where no other loop may run."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()

@@ -5,6 +5,7 @@ be missing once the file changed; a user key of `jurist serve` seeing only its o
 
 import httpx
 import pytest
+from seed_calibration import seed as seed_calibration
 from seed_runs import MARKER, ONGOING_ITEMS, expected_status, seed_database
 
 from jurist.server import ServiceSettings, create_app, new_key
@@ -227,3 +228,17 @@ def test_a_user_key_of_the_service_sees_only_its_own_runs(viewer_database, seede
             assert names(as_root.get("/view/api/runs")) == ["ongoing", "second", "first"]
     finally:
         running.stop()
+
+
+def test_a_calibration_is_a_kind_of_its_own_in_the_list(open_viewer, viewer_database, tmp_path):
+    made = seed_calibration(viewer_database, tmp_path, {"calibrated": 0}, plain="plain")
+    running = open_viewer(viewer_database)
+    with httpx.Client(base_url=running.url, timeout=60) as client:
+        listed = {run["name"]: run for run in client.get("/view/api/runs").json()["runs"]}
+        assert listed["calibrated"]["kind"] == "calibration"
+        assert listed["plain"]["kind"] == "eval"
+        assert names(client.get("/view/api/runs?kind=calibration")) == ["calibrated"]
+        assert names(client.get("/view/api/runs?kind=eval")) == ["plain"]
+        view = client.get(f"/view/api/runs/{made['calibrated']}").json()
+        assert view["run"]["kind"] == "calibration"
+        assert view["paging"]["total"] == view["run"]["dataset_items"]

@@ -141,6 +141,9 @@ def test_runs_are_listed_filtered_sorted_and_paged_by_the_database(store_url):
             assert names((await store.page_runs(kind="pytest"))[1]) == ["tests"]
             assert names((await store.page_runs(status="running"))[1]) == ["tests"]
             assert names((await store.page_runs(summary_key="calibration"))[1]) == ["calibrated"]
+            lacking = await store.page_runs(summary_key="calibration", summary_holds=False)
+            assert "calibrated" not in names(lacking[1])
+            assert lacking[0] == 4  # a run with no summary yet lacks the key too
             assert names((await store.page_runs(search="SET-BE"))[1]) == ["beta"]
             assert names((await store.page_runs(search="_"))[1]) == []
             assert names(

@@ -5,7 +5,7 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from seed_validations import pipeline_record, schema_request
+from seed_validations import pipeline_record, run_apart, schema_request
 
 from jurist.store import RecordStore
 
@@ -37,7 +37,11 @@ async def seed(records: RecordStore) -> dict[str, str]:
     return ids
 
 
-async def test_validations_are_listed_newest_first_and_filtered_in_the_database(store_url):
+def test_validations_are_listed_newest_first_and_filtered_in_the_database(store_url):
+    run_apart(listed_and_filtered(store_url))
+
+
+async def listed_and_filtered(store_url: str) -> None:
     async with await RecordStore.open(store_url) as records:
         ids = await seed(records)
         total, rows = await records.list_validations()
@@ -74,8 +78,12 @@ async def test_validations_are_listed_newest_first_and_filtered_in_the_database(
         assert await listed(limit=2, offset=4) == (4, [])
 
 
-async def test_an_unknown_severity_or_a_bad_page_is_refused_naming_it(tmp_path):
-    async with await RecordStore.open(f"sqlite:///{tmp_path / 'store.sqlite3'}") as records:
+def test_an_unknown_severity_or_a_bad_page_is_refused_naming_it(tmp_path):
+    run_apart(refused(f"sqlite:///{tmp_path / 'store.sqlite3'}"))
+
+
+async def refused(store_url: str) -> None:
+    async with await RecordStore.open(store_url) as records:
         with pytest.raises(ValueError, match="severity must be one of error, warning, info"):
             await records.list_validations(severity="fatal")
         with pytest.raises(ValueError, match="limit"):

@@ -296,6 +296,7 @@ class RecordStore(Transactional):
         status: str | None = None,
         search: str | None = None,
         summary_key: str | None = None,
+        summary_holds: bool = True,
         sort: RunSort = "started",
         descending: bool = True,
         limit: int = 50,
@@ -304,7 +305,8 @@ class RecordStore(Transactional):
         """How many runs match, and the `limit` of them after `offset` in the order `sort`
         (started, name, cost, duration). Given, `key_id` keeps the runs that key made;
         `search` is sought, ignoring case, in the name, the id and the dataset's path;
-        `summary_key` keeps the runs whose summary holds that key."""
+        `summary_key` keeps the runs whose summary holds that key (`summary_holds=False`:
+        those whose summary lacks it)."""
         _check_page(limit, offset)
         async with self._reading("list runs") as connection:
             return await paged_runs(
@@ -314,6 +316,7 @@ class RecordStore(Transactional):
                 status=status,
                 search=search,
                 summary_key=summary_key,
+                summary_holds=summary_holds,
                 sort=sort,
                 descending=descending,
                 limit=limit,

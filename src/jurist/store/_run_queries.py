@@ -44,7 +44,7 @@ def dataset_sha256() -> sa.ColumnElement[str]:
     return sha256
 
 
-def summary_holds(key: str) -> sa.ColumnElement[bool]:
+def holds_key(key: str) -> sa.ColumnElement[bool]:
     """Runs whose summary has `key` (what a calibration keeps its report under): the JSON
     value read as text is NULL on both databases when the key is missing."""
     held: sa.ColumnElement[bool] = runs.c.summary[key].as_string().is_not(None)
@@ -83,6 +83,7 @@ def runs_where(
     status: str | None,
     search: str | None,
     summary_key: str | None = None,
+    summary_holds: bool = True,
 ) -> list[sa.ColumnElement[bool]]:
     where: list[sa.ColumnElement[bool]] = []
     if key_id is not None:
@@ -90,7 +91,8 @@ def runs_where(
     if kind is not None:
         where.append(runs.c.kind == kind)
     if summary_key is not None:
-        where.append(summary_holds(summary_key))
+        held = holds_key(summary_key)
+        where.append(held if summary_holds else sa.not_(held))
     if status is not None:
         where.append(runs.c.status == status)
     if search:
@@ -207,13 +209,19 @@ async def paged_runs(
     status: str | None,
     search: str | None,
     summary_key: str | None,
+    summary_holds: bool,
     sort: RunSort,
     descending: bool,
     limit: int,
     offset: int,
 ) -> tuple[int, list[StoredRun]]:
     where = runs_where(
-        key_id=key_id, kind=kind, status=status, search=search, summary_key=summary_key
+        key_id=key_id,
+        kind=kind,
+        status=status,
+        search=search,
+        summary_key=summary_key,
+        summary_holds=summary_holds,
     )
     dialect = connection.dialect.name
     total = await connection.scalar(sa.select(sa.func.count()).select_from(runs).where(*where))

@@ -68,12 +68,13 @@ async def runs_list(
         sort=_run_sort(sort),
         order=ordered(order, "desc"),
     )
-    # A calibration is an eval run whose summary keeps its report.
+    # A calibration is an eval run whose summary keeps its report; an eval run keeps none.
     calibration = filters.kind == CALIBRATION
     total, found = await look.records.page_runs(
         key_id=look.viewer.owner,
         kind=EVAL if calibration else filters.kind,
-        summary_key=REPORT_KEY if calibration else None,
+        summary_key=REPORT_KEY if filters.kind in (EVAL, CALIBRATION) else None,
+        summary_holds=calibration,
         status=filters.status,
         search=filters.search,
         sort=filters.sort,
