@@ -56,7 +56,9 @@ def screenshots(tmp_path_factory) -> Path:
     return where
 
 
-@pytest.fixture(scope="session")
+# Per test, not per session: while Playwright's sync API runs, its event loop holds the main
+# thread, and every later `asyncio.run` in the session would fail.
+@pytest.fixture
 def chromium():
     if not CHROMIUM.exists():
         pytest.skip(f"no system Chromium at {CHROMIUM} (`make chromium` installs it)")
