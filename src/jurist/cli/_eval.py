@@ -83,6 +83,15 @@ def eval_command(
     ] = None,
     database: DatabaseOption = None,
     cluster: ClusterOption = None,
+    keep_calls: Annotated[
+        bool,
+        typer.Option(
+            "--keep-calls",
+            help="Store the prompts sent and the model's raw answers with each judgment (off "
+            "by default: prompts hold your rows' content, which the store otherwise never "
+            "keeps). A resumed run keeps the choice it was started with.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     fail_under: Annotated[
         str | None,
@@ -108,6 +117,10 @@ def eval_command(
 
     For CI: --fail-under RATE gates the job on the pass rate, --junit FILE writes a JUnit
     XML report (a test case per item; FAIL a failure, ERROR an error, ABSTAIN skipped).
+
+    With --keep-calls, every model call's prompt and raw answer is stored beside each item's
+    verdict. It is a choice per run, written in its spec: a run resumed with --resume keeps
+    calls if and only if it was started with --keep-calls.
 
     Exit codes: 0 every item judged without ERROR (and the pass rate at least --fail-under),
     1 the pass rate is below --fail-under, 3 some item's judgment is ERROR or, under
@@ -151,6 +164,8 @@ def eval_command(
                 resume=resume is not None,
                 progress=progress,
                 cluster=cluster,
+                # absent: a resumed run's own choice (off for a new run)
+                keep_calls=True if keep_calls else None,
             )
 
     try:
