@@ -3,7 +3,7 @@ and one whose fields do not validate says so beside them; neither breaks the pag
 
 import httpx
 import pytest
-from seed_items import seeded
+from seed_items import judge_run, seeded, write_dataset
 
 from jurist.core import Check, Judgment
 from jurist.store import JudgmentRecord, RecordStore
@@ -60,3 +60,26 @@ def test_a_report_kind_unknown_here_or_malformed_is_shown_field_by_field(viewer)
     assert "<dt>inspected_by</dt><dd>a program" in html
     assert "malformed" in html
     assert "the run records no dataset" in html
+
+
+async def stray_item(database: str, dataset_spec: dict) -> None:
+    """A run of the harbour file holding a judgment of an item the file has no row for."""
+    async with await RecordStore.open(database) as store:
+        run_id = await store.create_run("eval", name="stray", spec=dataset_spec)
+        record = JudgmentRecord.of(
+            Judgment.ok("fine"), judge="faithfulness", run_id=run_id, item_id="9"
+        )
+        await store.save_judgments([record])
+
+
+def test_an_item_the_dataset_has_no_row_for_says_so(tmp_path, viewer_database, open_viewer):
+    dataset = write_dataset(tmp_path)
+    harbour = seeded(judge_run(viewer_database, dataset, "harbour"))
+    seeded(stray_item(viewer_database, harbour.spec))
+    running = open_viewer(viewer_database)
+    with httpx.Client(base_url=running.url) as client:
+        item = client.get("/view/api/runs/stray/items/9").json()
+        assert item["inputs"] is None
+        assert item["inputs_note"] == "the run's dataset holds no readable row with this id"
+        assert item["judgments"][0]["reasoning"] == "fine"
+        assert "holds no readable row" in client.get("/view/runs/stray/items/9").text

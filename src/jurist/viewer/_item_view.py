@@ -27,6 +27,9 @@ from jurist.viewer._item_marks import Located, Passage, locate, marked
 
 # Metadata a judgment view shows in its own places, not among the report's fields.
 _SHOWN_ELSEWHERE = frozenset({REPORT_KEY, "judge", "model", "parameters", "prompt_sha256"})
+# The dataset was read, but holds no row of this id that became a Context (its row could
+# not be read: its judgment says why).
+NO_ROW = "the run's dataset holds no readable row with this id"
 KEEP_CALLS = (
     "this run did not keep the prompts sent and the raw answers: run it again with "
     "`jurist eval --keep-calls` (evaluate(..., keep_calls=True)) to keep them"
@@ -154,7 +157,7 @@ def item_view(
     note: str | None,
 ) -> ItemView:
     judge = run_judge(run)
-    passages = rag.passages(ctx) if ctx is not None else []
+    passages = _passages(ctx)
     views = {row.judge: _judgment(row, passages) for row in stored}
     roots = _tree(views, judge)
     total = Cost()
@@ -188,12 +191,22 @@ def item_view(
         run=run_ref(run),
         item_id=item_id,
         inputs=inputs,
-        inputs_note=note if ctx is None else None,
+        inputs_note=None if ctx is not None else note or NO_ROW,
         judgments=roots,
         total=total,
         calls_kept=kept,
         calls_note=None if kept else KEEP_CALLS,
     )
+
+
+def _passages(ctx: Context | None) -> list[str]:
+    """The source the grounding judges checked claims against."""
+    if ctx is None:
+        return []
+    try:
+        return rag.passages(ctx)
+    except ValueError:  # a malformed rag.context: the judges said so; show the passages
+        return [passage for passage in ctx.context if passage.strip()]
 
 
 def run_ref(run: StoredRun) -> RunRef:
