@@ -3,13 +3,17 @@ items with every judge's judgment, filtered by status, judge and text (in the in
 sorted and paged; bad parameters named; the inputs read again from the dataset, and said to
 be missing once the file changed; a user key of `jurist serve` seeing only its own runs."""
 
+import asyncio
+
 import httpx
 import pytest
 from seed_calibration import seed as seed_calibration
 from seed_runs import MARKER, ONGOING_ITEMS, expected_status, seed_database
 
+from jurist.core import Judgment
 from jurist.server import ServiceSettings, create_app, new_key
 from jurist.settings import Settings
+from jurist.store import JudgmentRecord, RecordStore
 from jurist.testing import FakeModel
 from server.running import run_app
 
@@ -242,3 +246,27 @@ def test_a_calibration_is_a_kind_of_its_own_in_the_list(open_viewer, viewer_data
         view = client.get(f"/view/api/runs/{made['calibrated']}").json()
         assert view["run"]["kind"] == "calibration"
         assert view["paging"]["total"] == view["run"]["dataset_items"]
+
+
+def test_an_item_id_with_slashes_and_spaces_links_to_its_item(open_viewer, viewer_database):
+    item = "tests/test_refunds.py::test_window[30 days]"
+
+    async def seed() -> str:
+        async with await RecordStore.open(viewer_database) as store:
+            run = await store.create_run("pytest", spec={"judge": {"name": "pytest"}})
+            judged = Judgment.ok("fine")
+            await store.save_judgments(
+                [JudgmentRecord.of(judged, judge="pytest", run_id=run, item_id=item)]
+            )
+            await store.finish_run(run, "done")
+            return run
+
+    run = asyncio.run(seed())
+    running = open_viewer(viewer_database)
+    with httpx.Client(base_url=running.url, timeout=60) as client:
+        (row,) = client.get(f"/view/api/runs/{run}").json()["items"]
+        assert row["href"] == (
+            f"/view/runs/{run}/items/tests%2Ftest_refunds.py%3A%3Atest_window%5B30%20days%5D"
+        )
+        assert client.get(row["href"]).status_code == 200
+        assert client.get(f"/view/api/runs/{run}?search=[30 days]").json()["paging"]["total"] == 1
