@@ -3,7 +3,8 @@
 Judges never talk HTTP or load weights themselves: they build a `Request` and await
 `model.complete(request)` on a model from `get_model(spec)`, which comes wrapped in retries,
 limits, a response cache, structured-output checking and cost accounting. Every failure is a
-`ModelError` with a `kind`.
+`ModelError` with a `kind`. Inside `recording_calls()`, the calls judges make (the messages
+sent, the raw answers) are recorded, for a run that keeps them.
 """
 
 from jurist.llm._budget import Budget, Budgeted, Reservation
