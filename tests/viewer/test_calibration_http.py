@@ -228,8 +228,24 @@ def test_two_reports_compared_as_calibrate_compare_does(seeded, client):
     assert beyond  # a perfect judge against a noisy one: some intervals do not overlap
     assert all(c["overlap"] is False for c in beyond)
 
+    by_key = {(c["group"], c["level"], c["metric"]): c for c in body["changes"]}
+    pearson = by_key[("coherence", "pooled", "pearson")]
+    assert pearson["before"]["value"] == pytest.approx(1.0)
+    noisy_pearson = noisy.dimensions["coherence"].correlations.pooled.pearson
+    assert pearson["after"] == {
+        "value": noisy_pearson.value,
+        "low": noisy_pearson.low,
+        "high": noisy_pearson.high,
+        "n": noisy_pearson.n,
+        "reason": None,
+        "shown": noisy_pearson.format(),
+    }
+
     page = client.get("/view/calibration/compare", params={"a": ids["good"], "b": ids["noisy"]})
     assert page.status_code == 200
+    (plot,) = svgs(page.text, "intervals")
+    plotted = plot.findall(f"{SVG}g")
+    assert len([row for row in plotted if row.get("class") == "row"]) == len(expected.changes)
     assert page.text.count('class="changed beyond"') == len(beyond)
     assert f"<strong>{len(beyond)}</strong> of {len(expected.changes)} statistics" in page.text
 

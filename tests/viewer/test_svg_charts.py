@@ -16,6 +16,7 @@ from jurist.viewer._svg import (
     WIDTH,
     confusion_matrix,
     histogram,
+    intervals,
     line_chart,
     scatter,
 )
@@ -111,6 +112,8 @@ def test_every_text_is_escaped():
         histogram({"judge": [], "human": []}, bins=4, range=(0.0, 1.0), x_label="score"),
         confusion_matrix([[0, 0], [0, 0]], ["no", "yes"], x_label="judge", y_label="human"),
         confusion_matrix([], [], x_label="judge", y_label="human"),
+        intervals([], x_label="value"),
+        intervals([("pearson", [("before", None, None, None)])], x_label="value"),
     ],
 )
 def test_empty_data_says_no_data(chart):
@@ -211,3 +214,35 @@ def test_a_line_chart_at_one_instant_centres_it_on_a_time_axis_to_the_second():
     # A minute each side, the ends' ticks named to the second.
     assert {"05:05:07", "05:07:07"} <= set(texts(root))
     assert "2026" not in "".join(texts(root))  # not years of padding around one instant
+
+
+def test_intervals_put_each_estimate_on_its_row_with_its_bar():
+    root = parse(
+        intervals(
+            [
+                ("coherence · Pearson", [("before", 0.5, 0.0, 1.0), ("after", 0.25, None, None)]),
+                ("fluency · Pearson", [("after", None, None, None), ("before", 1.0, 0.9, 1.0)]),
+            ],
+            x_label="value",
+            width=720,
+        )
+    )
+    rows = root.findall("s:g[@class='row']", NS)
+    assert len(rows) == 2
+    first, second = rows
+    before, after = first.findall("s:circle", NS)
+    bar = first.find("s:line", NS)
+    # The range 0..1 with a little room each side: 0.5 is the middle of the plot area.
+    assert float(bar.get("x1")) < float(before.get("cx")) < float(bar.get("x2"))
+    middle = (float(bar.get("x1")) + float(bar.get("x2"))) / 2
+    assert float(before.get("cx")) == pytest.approx(middle, abs=0.1)
+    assert float(after.get("cx")) < float(before.get("cx"))
+    assert float(before.get("cy")) < float(after.get("cy"))  # before above after, each row
+    assert len(first.findall("s:line", NS)) == 1  # "after" has no interval: no bar
+    (only,) = second.findall("s:circle", NS)  # an undefined value: no dot
+    assert only.get("data-series") == "before"
+    assert float(only.get("cy")) == pytest.approx(float(before.get("cy")) + 26)
+    assert float(only.get("cx")) > float(before.get("cx"))
+    legend = root.find("s:g[@class='legend']", NS)
+    assert [t.text for t in legend.iter(f"{{{NS['s']}}}text")] == ["before", "after"]
+    assert int(root.get("height")) == MARGIN_TOP + 2 * 26 + MARGIN_BOTTOM

@@ -13,7 +13,7 @@ from jurist.viewer._calibration_models import (
     CalibrationDetail,
     CalibrationList,
 )
-from jurist.viewer._calibration_plots import report_plots
+from jurist.viewer._calibration_plots import comparison_plot, report_plots
 from jurist.viewer._calibration_read import (
     SORTS,
     calibration_comparison,
@@ -91,7 +91,7 @@ async def comparison_json(look: Look, a: RunA = None, b: RunB = None) -> Calibra
 async def comparison_page(request: Request, look: Look, a: RunA = None, b: RunB = None) -> Response:
     compared = await calibration_comparison(look, a, b)
     json_url = _url("/api/calibration/compare", {"a": a or "", "b": b or ""})
-    context = {"compared": compared, "json_url": json_url}
+    context = {"compared": compared, "json_url": json_url, "plot": comparison_plot(compared)}
     return page(look, request, "calibration_compare.html", context)
 
 

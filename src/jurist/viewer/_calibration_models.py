@@ -129,16 +129,28 @@ class CalibrationDetail(_Model):
     cost: Cost | None
 
 
+class Measure(_Model):
+    """A statistic's value and interval in one report (`value` None: undefined)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+    reason: str | None = None
+    shown: str = Field(description="the value and its interval as text")
+
+
 class ChangeOfStatistic(_Model):
-    """One statistic in both reports: the change, and whether it moved beyond the noise
-    (`beyond`: the two intervals do not overlap; `overlap` None: an interval is missing)."""
+    """One statistic in both reports (None: absent from that report): the change, and
+    whether it moved beyond the noise (`beyond`: the two intervals do not overlap;
+    `overlap` None: an interval is missing)."""
 
     group: str
     level: str
     metric: str
     title: str
-    before: str
-    after: str
+    before: Measure | None
+    after: Measure | None
     change: float | None
     overlap: bool | None
     beyond: bool

@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from jurist.viewer._calibration_models import CalibrationDetail
+from jurist.viewer._calibration_models import CalibrationComparison, CalibrationDetail, Measure
 from jurist.viewer._calibration_read import WHOLE_SCALE
-from jurist.viewer._svg import confusion_matrix, histogram, scatter
+from jurist.viewer._svg import Estimated, confusion_matrix, histogram, intervals, scatter
 
 # Bins of a longer scale's histogram; a short one gets one bin per whole score, centred on it.
 BINS = 10
 PAD = 0.06
+COMPARE_WIDTH = 960
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,22 @@ def report_plots(detail: CalibrationDetail) -> ReportPlots:
         for found in detail.confusions
     ]
     return ReportPlots(dimensions, confusions)
+
+
+def comparison_plot(compared: CalibrationComparison) -> Markup:
+    """Every compared statistic's value and interval in both reports, a row each."""
+    rows = []
+    for change in compared.changes:
+        drawn: list[Estimated] = [
+            _estimated(side, measure)
+            for side, measure in (("before", change.before), ("after", change.after))
+            if measure is not None
+        ]
+        rows.append((f"{change.group} · {change.level} · {change.title}", drawn))
+    return intervals(
+        rows, x_label="value", title="before and after, with intervals", width=COMPARE_WIDTH
+    )
+
+
+def _estimated(side: str, measure: Measure) -> Estimated:
+    return (side, measure.value, measure.low, measure.high)

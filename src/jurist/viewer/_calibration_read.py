@@ -21,6 +21,7 @@ from jurist.viewer._calibration_models import (
     Cost,
     DimensionDetail,
     Latency,
+    Measure,
     RunOfReport,
     ScorePoint,
     Statistic,
@@ -154,8 +155,8 @@ async def calibration_comparison(
             level=change.level,
             metric=change.metric,
             title=TITLES.get(change.metric, change.metric),
-            before=_shown(change.metric, change.before),
-            after=_shown(change.metric, change.after),
+            before=_measure(change.metric, change.before),
+            after=_measure(change.metric, change.after),
             change=change.change,
             overlap=change.overlap,
             beyond=change.overlap is False,
@@ -260,8 +261,21 @@ def _statistic(group: str, level: str, metric: str, estimate: "Estimate") -> Sta
     )
 
 
-def _shown(metric: str, estimate: "Estimate | None") -> str:
-    return "absent" if estimate is None else estimate.format(signed=metric in SIGNED)
+def _shown(metric: str, estimate: "Estimate") -> str:
+    return estimate.format(signed=metric in SIGNED)
+
+
+def _measure(metric: str, estimate: "Estimate | None") -> Measure | None:
+    if estimate is None:
+        return None
+    return Measure(
+        value=estimate.value,
+        low=estimate.low,
+        high=estimate.high,
+        n=estimate.n,
+        reason=estimate.reason,
+        shown=_shown(metric, estimate),
+    )
 
 
 def _headline(report: "CalibrationReport") -> list[Statistic]:

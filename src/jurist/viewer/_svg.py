@@ -287,6 +287,78 @@ def confusion_matrix(
     return _close(parts)
 
 
+# One estimate of an interval chart: its series' name, the value and the interval's ends
+# (None: undefined, or no interval).
+Estimated = tuple[str, float | None, float | None, float | None]
+ROW_HEIGHT = 26
+LABEL_ROOM = 220
+
+
+def intervals(
+    rows: Sequence[tuple[str, Sequence[Estimated]]],
+    *,
+    x_label: str,
+    title: str | None = None,
+    width: int = 720,
+) -> Markup:
+    """Estimates with their intervals, a row each (a label, then each series' estimate: a
+    dot at the value on a bar from the low to the high end), one above the other within a
+    row: two reports' statistics side by side. Its height grows with the rows."""
+    name = title or f"{x_label} with intervals"
+    height = MARGIN_TOP + max(1, len(rows)) * ROW_HEIGHT + MARGIN_BOTTOM
+    parts = _open(name, width, height, "intervals")
+    numbers = [
+        number
+        for _, estimates in rows
+        for _, *values in estimates
+        for number in values
+        if number is not None
+    ]
+    if not numbers:
+        return _empty(parts, width, height)
+    series = list(dict.fromkeys(label for _, estimates in rows for label, *_ in estimates))
+    plot = Area(LABEL_ROOM, MARGIN_TOP, width - MARGIN_RIGHT - LEGEND_WIDTH, height - MARGIN_BOTTOM)
+    low, high = _span(numbers)
+    pad = (high - low) * 0.04
+    sx = Scale(low - pad, high + pad, plot.left, plot.right)
+    for value in _ticks(sx.low, sx.high):
+        parts.append(_line("grid", sx(value), plot.top, sx(value), plot.bottom))
+        parts.append(
+            f'<text class="tick" x="{_px(sx(value))}" y="{_px(plot.bottom + 14)}" '
+            f'text-anchor="middle">{_fmt(value)}</text>'
+        )
+    parts.append(_line("axis", plot.left, plot.bottom, plot.right, plot.bottom))
+    parts.append(
+        f'<text class="label" x="{_px((plot.left + plot.right) / 2)}" '
+        f'y="{_px(plot.bottom + 34)}" text-anchor="middle">{escape(x_label)}</text>'
+    )
+    step = ROW_HEIGHT / (len(series) + 1)
+    for at, (label, estimates) in enumerate(rows):
+        top = plot.top + at * ROW_HEIGHT
+        parts.append(
+            f'<g class="row" data-row="{at}"><text class="tick" x="{_px(plot.left - 8)}" '
+            f'y="{_px(top + ROW_HEIGHT / 2)}" text-anchor="end" dominant-baseline="middle">'
+            f"{escape(_clip(label, 38))}<title>{escape(label)}</title></text>"
+        )
+        for which, middle, end_low, end_high in estimates:
+            kind = f"s{series.index(which) % SERIES_CLASSES}"
+            y = top + step * (series.index(which) + 1)
+            tip = f"{label}, {which}: " + ("undefined" if middle is None else _fmt(middle))
+            if end_low is not None and end_high is not None:
+                tip += f" [{_fmt(end_low)}, {_fmt(end_high)}]"
+                parts.append(_line(f"line interval {kind}", sx(end_low), y, sx(end_high), y))
+            if middle is not None:
+                parts.append(
+                    f'<circle class="dot {kind}" cx="{_px(sx(middle))}" cy="{_px(y)}" '
+                    f'r="{_px(DOT_RADIUS)}" data-series="{escape(which)}">'
+                    f"<title>{escape(tip)}</title></circle>"
+                )
+        parts.append("</g>")
+    parts += _legend(plot, series)
+    parts += _heading(width, title)
+    return _close(parts)
+
+
 # ---- drawing ----
 
 
