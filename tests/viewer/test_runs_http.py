@@ -44,6 +44,7 @@ def test_the_runs_list_is_filtered_sorted_and_paged(client, seeded):
     first = listed["runs"][2]
     passed = sum(expected_status(n) == "pass" for n in range(1, COUNT + 1))
     assert first["counts"]["pass"] == passed
+    assert list(first["counts"]) == ["pass", "fail", "error"]  # in the order of a verdict
     assert first["judge"] == "panel"
     assert first["dataset"] == str(seeded.dataset)
     assert first["dataset_items"] == COUNT

@@ -24,6 +24,7 @@ from jurist.viewer._run_rows import (
     RUNNING,
     chosen,
     dataset_sha256,
+    in_order,
     item_href,
     ordered,
     run_counts,
@@ -132,7 +133,7 @@ async def _view(
     )
     stored = await records.judgments_of_items(found.id, ids)
     shown = _judge_order(judges, verdict)
-    counts = await records.status_counts(found.id, filtered_by)
+    counts = in_order(await records.status_counts(found.id, filtered_by))
     run = run_row(found, await run_counts(records, found, verdict))
     same_dataset = await _same_dataset(look, found)
     inputs = await reading

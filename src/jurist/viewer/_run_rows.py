@@ -68,6 +68,12 @@ async def run_counts(records: RecordStore, run: StoredRun, judge: str | None) ->
     return await records.status_counts(run.id, judge)
 
 
+def in_order(counts: Mapping[str, int]) -> dict[str, int]:
+    """Counts by status, pass first, error last (a status no judge writes today after)."""
+    rank = {status: place for place, status in enumerate(JUDGMENT_STATUSES)}
+    return dict(sorted(counts.items(), key=lambda kept: (rank.get(kept[0], len(rank)), kept[0])))
+
+
 def run_row(run: StoredRun, counts: dict[str, int]) -> RunRow:
     dataset = _spec(run, "dataset")
     path, items = dataset.get("path"), dataset.get("items")
@@ -82,7 +88,7 @@ def run_row(run: StoredRun, counts: dict[str, int]) -> RunRow:
         dataset_items=items if isinstance(items, int) else None,
         dataset_sha256=dataset_sha256(run),
         judge=run_judge(run),
-        counts=counts,
+        counts=in_order(counts),
         cost_usd=float(cost) if isinstance(cost, int | float) else None,
         duration_seconds=((run.updated_at - run.created_at).total_seconds() if finished else None),
         started=run.created_at,
