@@ -5,6 +5,7 @@ from another site's page."""
 
 import httpx
 
+from jurist.autonomy import CycleStatus
 from viewer.seed_cycles import IMPROVED, INITIAL, keyed_cycle, paused_cycle
 
 
@@ -39,7 +40,13 @@ def test_the_list_shows_each_cycle_with_its_scores_filtered_by_status_and_paged(
 
         bad = client.get("/view/api/cycles", params={"status": "sleeping"})
         assert bad.status_code == 422
-        assert bad.json()["message"].startswith("status: must be one of running, paused")
+        assert bad.json()["message"].startswith("status: Input should be '', 'running'")
+        beyond = client.get("/view/api/cycles", params={"page": 10**12})  # no offset fits
+        assert beyond.status_code == 422
+        assert beyond.json()["message"].startswith("page: ")
+        for status in CycleStatus:  # the filter knows every status there is
+            answer = client.get("/view/api/cycles", params={"status": status.value})
+            assert answer.status_code == 200, status
         page = client.get("/view/cycles", params={"status": "paused"})
         assert page.status_code == 200
         assert f'href="/view/cycles/{waiting}"' in page.text

@@ -35,6 +35,8 @@ def test_reputations_list_every_judge_with_its_scores_over_time(open_viewer, vie
         missing = client.get("/view/api/reputations/nobody")
         assert missing.status_code == 404
         assert missing.json()["message"] == "no reputation of judge nobody"
+        assert client.get("/view/api/reputations/" + "x" * 300).status_code == 404
+        assert client.get("/view/api/reputations/%20").status_code == 404
 
 
 def test_a_cycles_roles_link_back_to_the_cycle(open_viewer, viewer_database):

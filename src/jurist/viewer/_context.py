@@ -24,6 +24,8 @@ POLICY = (
     "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 MAX_PER_PAGE = 500
+# Past this, a page's offset would no longer fit the databases' 64-bit integers.
+MAX_PAGE = 1_000_000_000
 PER_PAGE = 50
 
 
@@ -83,7 +85,7 @@ class Paging:
 
 
 def paging(
-    page: Annotated[int, Query(ge=1, description="1 is the first page")] = 1,
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE, description="1 is the first page")] = 1,
     per_page: Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="rows on a page")] = PER_PAGE,
 ) -> Paging:
     return Paging(page, per_page)

@@ -4,7 +4,7 @@ a time (/view/cycles/{cycle}), and a person's decision on the change a paused cy
 `approve_cycle` as the service's API). Each page's value is its JSON twin under /view/api.
 Tournaments and reputations have modules of their own; their routes join this router."""
 
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -13,7 +13,7 @@ from jurist.autonomy import CycleStatus, StoredCycle, approve_cycle
 from jurist.viewer._access import form_fields, same_origin
 from jurist.viewer._context import PER_PAGE, Look, Looking, Paged, Paging, page
 from jurist.viewer._cycle_view import CycleDetail, CycleList, cycle_detail, cycle_row
-from jurist.viewer._errors import ViewerError, bad_parameter, not_found
+from jurist.viewer._errors import ViewerError, bad_parameter, error_responses, not_found
 from jurist.viewer._paths import PREFIX
 from jurist.viewer._reputations import router as reputations_router
 from jurist.viewer._tournaments import router as tournaments_router
@@ -23,22 +23,14 @@ router.include_router(tournaments_router)
 router.include_router(reputations_router)
 
 NOTE_MAX_CHARS = 2000  # as the service's API takes
-_STATUSES = tuple(status.value for status in CycleStatus)
 
-StatusFilter = Annotated[
-    str, Query(description=f"only cycles in this status: {', '.join(_STATUSES)}")
-]
+# The list's form sends "" for any status.
+StatusName = Literal["", "running", "paused", "halted", "accepted", "rejected", "failed", "done"]
+StatusFilter = Annotated[StatusName, Query(description="only cycles in this status")]
 
 
 def _status(status: str) -> CycleStatus | None:
-    if not status:
-        return None
-    try:
-        return CycleStatus(status)
-    except ValueError:
-        raise bad_parameter(
-            "status", f"must be one of {', '.join(_STATUSES)}, not {status!r}"
-        ) from None
+    return CycleStatus(status) if status else None
 
 
 async def list_cycles(look: Looking, paged: Paging, status: str) -> CycleList:
@@ -93,6 +85,7 @@ async def one_cycle(look: Looking, cycle: str, paged: Paging) -> CycleDetail:
     "prompt, calls, tokens and cost. Filter: `status` (running, paused, halted, accepted, "
     "rejected, failed, done).",
     tags=["viewer"],
+    responses=error_responses(503),
 )
 async def cycles_json(look: Look, paged: Paged, status: StatusFilter = "") -> CycleList:
     return await list_cycles(look, paged, status)
@@ -106,7 +99,7 @@ async def cycles_page(
     query = f"status={listed.status}&" if listed.status else ""
     context = {
         "listed": listed,
-        "statuses": _STATUSES,
+        "statuses": [name for name in get_args(StatusName) if name],
         "previous": _link("/cycles", query, listed.page - 1, listed.pages, listed.per_page),
         "next": _link("/cycles", query, listed.page + 1, listed.pages, listed.per_page),
     }
@@ -124,6 +117,7 @@ async def cycles_page(
     "answers, scores on held-back cases, verdicts, circuit breakers, decisions) beside the "
     "message as stored. 404 for a cycle that is not there or that the caller may not read.",
     tags=["viewer"],
+    responses=error_responses(404, 503),
 )
 async def cycle_json(look: Look, cycle: str, paged: Paged) -> CycleDetail:
     return await one_cycle(look, cycle, paged)

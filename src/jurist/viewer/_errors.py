@@ -1,6 +1,10 @@
 """How the viewer answers what it cannot show: a page for a browser, the same message as
 JSON under /view/api."""
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from jurist.viewer._paths import API
 
 
@@ -25,3 +29,20 @@ def bad_parameter(name: str, problem: str) -> ViewerError:
 
 def wants_json(path: str) -> bool:
     return path.startswith(API)
+
+
+class ErrorBody(BaseModel):
+    """What a JSON twin answers instead of its value: a code and a message naming the
+    problem."""
+
+    error: str
+    message: str
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI `responses` of a JSON twin that may answer these statuses."""
+    meaning = {404: "not there, or not the caller's to read", 503: "the database failed"}
+    return {
+        status: {"model": ErrorBody, "description": meaning.get(status, "refused")}
+        for status in statuses
+    }

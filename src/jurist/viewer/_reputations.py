@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from jurist.autonomy import ReputationChange, tournament_of
 from jurist.viewer._context import Look, Looking, page
-from jurist.viewer._errors import not_found
+from jurist.viewer._errors import error_responses, not_found
 from jurist.viewer._svg import line_chart
 
 router = APIRouter()
@@ -103,7 +103,10 @@ async def list_reputations(look: Looking) -> ReputationList:
 async def one_reputation(look: Looking, judge_id: str) -> ReputationDetail:
     found = None
     if _may_read(look):
-        found = await look.autonomy.get_reputation(judge_id, with_history=False)
+        try:
+            found = await look.autonomy.get_reputation(judge_id, with_history=False)
+        except ValueError:  # blank, or longer than any judge id is: no such judge
+            found = None
     if found is None:
         raise not_found(f"reputation of judge {judge_id}")
     history = await look.autonomy.reputation_history(judge_id, HISTORY_SHOWN)
@@ -138,6 +141,7 @@ async def one_reputation(look: Looking, judge_id: str) -> ReputationDetail:
     f"each of its newest {HISTORY_SHOWN} changes (the list page draws them in one chart). "
     "Reputations are the operator's records: a user key reads none.",
     tags=["viewer"],
+    responses=error_responses(503),
 )
 async def reputations_json(look: Look) -> ReputationList:
     return await list_reputations(look)
@@ -164,6 +168,7 @@ async def reputations_page(request: Request, look: Look) -> HTMLResponse:
     "first: the event, the step, the score before and after, the cycle or tournament that "
     "moved it, the note, when. 404 for a judge with no stored reputation.",
     tags=["viewer"],
+    responses=error_responses(404, 503),
 )
 async def reputation_json(look: Look, judge_id: str) -> ReputationDetail:
     return await one_reputation(look, judge_id)
