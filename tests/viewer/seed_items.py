@@ -11,12 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jurist.core import Usage
+from jurist.core import Judgment, NumericScore, Status, Usage
 from jurist.judges import CriterionJudge, FaithfulnessJudge
 from jurist.jury import Jury, Majority
 from jurist.llm import Capabilities, Choice, Response, TokenLogprob, TopLogprob
 from jurist.runner import RunResult, evaluate
-from jurist.store import RecordStore
+from jurist.store import JudgmentRecord, RecordStore
 from jurist.testing import FakeModel
 
 SOURCE = (
@@ -155,3 +155,37 @@ async def judge_kept_run(database: str, dataset: Path, name: str) -> RunResult:
         return await evaluate(
             dataset, judge, store=store, name=name, concurrency=2, keep_calls=True
         )
+
+
+async def every_change(database: str) -> None:
+    """Two runs of one dataset, by hand: items that keep, move their score, flip, and are
+    judged by one run only."""
+    spec = {"judge": {"name": "j"}, "dataset": {"path": None, "sha256": "f" * 64}}
+    a = {
+        "1": ("pass", 0.9),
+        "2": ("pass", 0.9),
+        "3": ("fail", 0.2),
+        "10": ("error", None),
+        "11": ("pass", 0.7),
+    }
+    b = {
+        "1": ("pass", 0.9),
+        "2": ("pass", 0.6),
+        "4": ("pass", 1.0),
+        "10": ("pass", 0.8),
+        "11": ("pass", 0.65),
+    }
+    async with await RecordStore.open(database) as store:
+        for name, verdicts in (("a", a), ("b", b)):
+            run_id = await store.create_run("eval", name=name, spec=spec)
+            await store.save_judgments(
+                [
+                    JudgmentRecord.of(
+                        Judgment(Status(status), None if score is None else NumericScore(score)),
+                        judge="j",
+                        run_id=run_id,
+                        item_id=item_id,
+                    )
+                    for item_id, (status, score) in verdicts.items()
+                ]
+            )

@@ -6,10 +6,7 @@ import json
 
 import httpx
 import pytest
-from seed_items import CHANGED, judge_run, seeded, write_dataset
-
-from jurist.core import Judgment, NumericScore, Status
-from jurist.store import JudgmentRecord, RecordStore
+from seed_items import CHANGED, every_change, judge_run, seeded, write_dataset
 
 
 @pytest.fixture
@@ -122,40 +119,6 @@ def test_bad_parameters_are_named(two_runs):
     no_b = two_runs.get("/view/api/compare", params={"a": "before"})
     assert no_b.status_code == 422
     assert "b" in no_b.json()["message"]
-
-
-async def every_change(database: str) -> None:
-    """Two runs of one dataset, by hand: items that keep, move their score, flip, and are
-    judged by one run only."""
-    spec = {"judge": {"name": "j"}, "dataset": {"path": None, "sha256": "f" * 64}}
-    a = {
-        "1": ("pass", 0.9),
-        "2": ("pass", 0.9),
-        "3": ("fail", 0.2),
-        "10": ("error", None),
-        "11": ("pass", 0.7),
-    }
-    b = {
-        "1": ("pass", 0.9),
-        "2": ("pass", 0.6),
-        "4": ("pass", 1.0),
-        "10": ("pass", 0.8),
-        "11": ("pass", 0.65),
-    }
-    async with await RecordStore.open(database) as store:
-        for name, verdicts in (("a", a), ("b", b)):
-            run_id = await store.create_run("eval", name=name, spec=spec)
-            await store.save_judgments(
-                [
-                    JudgmentRecord.of(
-                        Judgment(Status(status), None if score is None else NumericScore(score)),
-                        judge="j",
-                        run_id=run_id,
-                        item_id=item_id,
-                    )
-                    for item_id, (status, score) in verdicts.items()
-                ]
-            )
 
 
 def test_every_kind_of_change_is_counted_and_ordered(viewer_database, open_viewer):
