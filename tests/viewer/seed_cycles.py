@@ -108,6 +108,27 @@ def paused_cycle(database: str, name: str = "bullets") -> str:
     return run_apart(_paused_cycle(database, name))
 
 
+def _mute_meta(prompt: str) -> object:
+    # A meta judge that answers with no decision: each review fails, so each iteration does.
+    return {"reason": "no decision"} if '"decision"' in prompt else _panel(prompt)
+
+
+async def _failing_cycle(database: str, name: str) -> str:
+    models = RoleModels(
+        target=FakeModel(_target, name="fake:target"),
+        judge=FakeModel(_mute_meta, name="fake:judge"),
+    )
+    async with await AutonomyStore.open(database) as store:
+        outcome = await start_cycle(cycle_spec(), store, name=name, models=models)
+    return outcome.cycle_id
+
+
+def failing_cycle(database: str, name: str = "muted") -> str:
+    """A cycle whose meta judge never decides: its iterations fail until the breaker on
+    iterations ends it, with the prompt unchanged; its id."""
+    return run_apart(_failing_cycle(database, name))
+
+
 async def _keyed_cycle(database: str, name: str, key_id: str) -> str:
     # The service keeps the key that started a cycle; the loop itself runs from the command
     # line, so a key's cycle is made as the service would store it: paused with a change.

@@ -6,7 +6,7 @@ from another site's page."""
 import httpx
 
 from jurist.autonomy import CycleStatus
-from viewer.seed_cycles import IMPROVED, INITIAL, keyed_cycle, paused_cycle
+from viewer.seed_cycles import IMPROVED, INITIAL, failing_cycle, keyed_cycle, paused_cycle
 
 
 def decide(client: httpx.Client, path: str, note: str = "", origin: str | None = None):
@@ -149,3 +149,30 @@ def test_rejecting_keeps_the_prompt_and_another_sites_form_is_refused(open_viewe
         assert after["events"][-1]["tone"] == "rejected"
 
         assert decide(client, "/view/cycles/nothing/approve").status_code == 404
+
+
+def test_failures_and_the_breaker_that_ended_a_cycle_are_shown(open_viewer, viewer_database):
+    cycle = failing_cycle(viewer_database, "muted")
+    running = open_viewer(viewer_database)
+    with httpx.Client(base_url=running.url) as client:
+        detail = client.get(f"/view/api/cycles/{cycle}", params={"per_page": 500}).json()
+        assert (detail["status"], detail["pending"], detail["may_decide"]) == (
+            "rejected",
+            None,
+            False,
+        )
+        failures = [e for e in detail["events"] if e["kind"] == "failure:review"]
+        assert [e["title"] for e in failures] == ["meta failed to review the iteration"] * 2
+        assert {p["label"]: p["text"] for p in failures[0]["parts"]}["cause"] == "unparseable"
+        failed = [e["title"] for e in detail["events"] if e["kind"] == "iteration_failed"]
+        assert failed == ["iteration 1 failed", "iteration 2 failed"]
+        breaker = detail["events"][-1]
+        assert (breaker["title"], breaker["tone"]) == ("circuit breaker: iterations", "failed")
+        assert "2 iterations reached" in {p["label"]: p["text"] for p in breaker["parts"]}["reason"]
+
+        page = client.get(f"/view/cycles/{cycle}", params={"per_page": 500})
+        assert page.status_code == 200
+        assert 'id="pending"' not in page.text
+        assert (
+            page.text.count('class="event tone-failed') == 5
+        )  # 2 failures, 2 iterations, 1 breaker
