@@ -12,6 +12,8 @@ def test_approving_a_paused_cycle_in_the_browser(
     running = open_viewer(viewer_database)
     page = browser_page
     page.goto(f"{running.url}/view/cycles")
+    assert page.locator("#cycles tbody tr").count() == 1
+    page.screenshot(path=screenshots / "cycles.png", full_page=True)
     page.get_by_role("link", name="bullets").click()
     page.wait_for_url(f"**/view/cycles/{cycle}")
     assert page.locator("#cycle-status").inner_text() == "paused"
