@@ -177,6 +177,8 @@ def test_with_api_keys_the_cycles_need_one(serve, database):
         assert refused.status_code == 401
     with running.client(secret) as client:
         assert client.post(f"/cycles/{paused}/approve", json={"approve": True}).status_code == 200
+        events = client.get(f"/cycles/{paused}").json()["events"]
         schema = client.get("/openapi.json").json()
+    assert events[-1]["message"]["by"] == "ops"  # who decided, in the cycle's own record
     approve = schema["paths"]["/cycles/{cycle_id}/approve"]["post"]
     assert {"200", "401", "404", "409", "422"} <= set(approve["responses"])

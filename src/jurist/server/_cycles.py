@@ -213,7 +213,9 @@ async def approve_cycle(
     try:
         stored = await _found(store, cycle_id, request)
         try:
-            decided = await decide(store, stored.id, approve=body.approve, note=body.note)
+            decided = await decide(
+                store, stored.id, approve=body.approve, note=body.note, by=key_id
+            )
         except ValueError as exc:  # not paused, or nothing waits
             raise ServiceError(409, "not_paused", str(exc)) from None
         except LookupError:  # removed since it was read
