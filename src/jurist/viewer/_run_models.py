@@ -6,6 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+RunKind = Literal["eval", "calibration", "pytest"]
+RunStatus = Literal["running", "done", "interrupted", "failed"]
+JudgmentStatus = Literal["pass", "fail", "abstain", "error"]  # jurist.core.Status's values
 RunSort = Literal["started", "name", "cost", "duration"]
 ItemSort = Literal["item", "score", "status"]
 Order = Literal["asc", "desc"]

@@ -2,7 +2,7 @@
 dataset, judge, counts by status, cost and duration; and the viewer's links to it."""
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import quote, urlencode
 
 from jurist.calibration import REPORT_KEY
@@ -10,14 +10,16 @@ from jurist.core import Status
 from jurist.store import RecordStore, StoredRun
 from jurist.viewer._errors import bad_parameter
 from jurist.viewer._paths import PREFIX
-from jurist.viewer._run_models import Order, RunRow
+from jurist.viewer._run_models import JudgmentStatus, Order, RunKind, RunRow, RunStatus
 
 RUNNING, DONE = "running", "done"
-RUN_STATUSES = (RUNNING, DONE, "interrupted", "failed")
+RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 # A calibration is stored as an eval run that kept its report in its summary.
 CALIBRATION, EVAL = "calibration", "eval"
-KINDS = (EVAL, CALIBRATION, "pytest")
-JUDGMENT_STATUSES = tuple(status.value for status in Status)
+KINDS: tuple[str, ...] = get_args(RunKind)
+JUDGMENT_STATUSES: tuple[str, ...] = get_args(JudgmentStatus)
+if set(JUDGMENT_STATUSES) != {status.value for status in Status}:
+    raise AssertionError("the viewer's judgment statuses are not jurist.core.Status's")
 MAX_SEARCH = 200
 
 

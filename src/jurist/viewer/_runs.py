@@ -8,15 +8,27 @@ from fastapi.responses import HTMLResponse, Response
 
 from jurist.calibration import REPORT_KEY
 from jurist.viewer._context import PER_PAGE, Look, Looking, Paged, Paging, page
-from jurist.viewer._errors import bad_parameter
+from jurist.viewer._errors import bad_parameter, error_responses
 from jurist.viewer._paths import PREFIX
-from jurist.viewer._run_models import Pages, RunsFilters, RunsList, RunSort, RunView
+from jurist.viewer._run_models import (
+    ItemSort,
+    JudgmentStatus,
+    Order,
+    Pages,
+    RunKind,
+    RunsFilters,
+    RunsList,
+    RunSort,
+    RunStatus,
+    RunView,
+)
 from jurist.viewer._run_page import item_columns, run_view
 from jurist.viewer._run_rows import (
     CALIBRATION,
     EVAL,
     FORMATS,
     KINDS,
+    MAX_SEARCH,
     RUN_STATUSES,
     chosen,
     ordered,
@@ -32,14 +44,21 @@ router = APIRouter()
 
 RUN_SORTS: tuple[RunSort, ...] = ("started", "name", "cost", "duration")
 
-Kind = Annotated[str | None, Query(description=f"one of {', '.join(KINDS)}")]
-RunStatus = Annotated[str | None, Query(description=f"one of {', '.join(RUN_STATUSES)}")]
-Search = Annotated[str | None, Query(description="text sought, ignoring case")]
-Sort = Annotated[str | None, Query(description=f"one of {', '.join(RUN_SORTS)}")]
-SortOrder = Annotated[str | None, Query(description="asc or desc")]
-JudgeName = Annotated[str | None, Query(description="the judge whose status filters the items")]
-ItemStatus = Annotated[str | None, Query(description="pass, fail, abstain or error")]
-ItemSortBy = Annotated[str | None, Query(description="item, score or status")]
+# The JSON routes' parameters, typed so that the OpenAPI schema says what each may be.
+KindChoice = Annotated[RunKind | None, Query(description="a calibration is an eval run's kind")]
+RunStatusChoice = Annotated[RunStatus | None, Query()]
+SearchText = Annotated[
+    str | None, Query(max_length=MAX_SEARCH, description="text sought, ignoring case")
+]
+RunSortChoice = Annotated[RunSort | None, Query(description="started by default")]
+OrderChoice = Annotated[Order | None, Query()]
+JudgeName = Annotated[
+    str | None, Query(description="the judge whose status filters the items (the run's own)")
+]
+ItemStatusChoice = Annotated[JudgmentStatus | None, Query()]
+ItemSortChoice = Annotated[ItemSort | None, Query(description="item by default")]
+# The pages' parameters, checked by the same code: a bad one is an error page naming it.
+Text = Annotated[str | None, Query()]
 
 
 def _run_sort(value: str | None) -> RunSort:
@@ -97,6 +116,7 @@ async def runs_list(
 @router.get(
     "/api/runs",
     response_model=RunsList,
+    responses=error_responses(422, 503),
     tags=["viewer"],
     summary="The runs, filtered, sorted and paged",
     description=(
@@ -111,11 +131,11 @@ async def runs_json(
     look: Look,
     paged: Paged,
     *,
-    kind: Kind = None,
-    status: RunStatus = None,
-    search: Search = None,
-    sort: Sort = None,
-    order: SortOrder = None,
+    kind: KindChoice = None,
+    status: RunStatusChoice = None,
+    search: SearchText = None,
+    sort: RunSortChoice = None,
+    order: OrderChoice = None,
 ) -> RunsList:
     return await runs_list(
         look, paged, kind=kind, status=status, search=search, sort=sort, order=order
@@ -128,11 +148,11 @@ async def runs_page(
     look: Look,
     paged: Paged,
     *,
-    kind: Kind = None,
-    status: RunStatus = None,
-    search: Search = None,
-    sort: Sort = None,
-    order: SortOrder = None,
+    kind: Text = None,
+    status: Text = None,
+    search: Text = None,
+    sort: Text = None,
+    order: Text = None,
 ) -> Response:
     listed = await runs_list(
         look, paged, kind=kind, status=status, search=search, sort=sort, order=order
@@ -159,6 +179,7 @@ async def runs_page(
 @router.get(
     "/api/runs/{run}",
     response_model=RunView,
+    responses=error_responses(404, 422, 503),
     tags=["viewer"],
     summary="One run and a page of its items",
     description=(
@@ -176,10 +197,10 @@ async def run_json(
     run: str,
     *,
     judge: JudgeName = None,
-    status: ItemStatus = None,
-    search: Search = None,
-    sort: ItemSortBy = None,
-    order: SortOrder = None,
+    status: ItemStatusChoice = None,
+    search: SearchText = None,
+    sort: ItemSortChoice = None,
+    order: OrderChoice = None,
 ) -> RunView:
     return await run_view(
         look, run, paged, judge=judge, status=status, search=search, sort=sort, order=order
@@ -193,11 +214,11 @@ async def run_page(
     paged: Paged,
     run: str,
     *,
-    judge: JudgeName = None,
-    status: ItemStatus = None,
-    search: Search = None,
-    sort: ItemSortBy = None,
-    order: SortOrder = None,
+    judge: Text = None,
+    status: Text = None,
+    search: Text = None,
+    sort: Text = None,
+    order: Text = None,
 ) -> Response:
     view = await run_view(
         look, run, paged, judge=judge, status=status, search=search, sort=sort, order=order
