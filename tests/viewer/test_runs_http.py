@@ -4,6 +4,7 @@ sorted and paged; bad parameters named; the inputs read again from the dataset, 
 be missing once the file changed; a user key of `jurist serve` seeing only its own runs."""
 
 import asyncio
+import os
 
 import httpx
 import pytest
@@ -302,3 +303,20 @@ def test_an_item_id_with_slashes_and_spaces_links_to_its_item(open_viewer, viewe
         )
         assert client.get(row["href"]).status_code == 200
         assert client.get(f"/view/api/runs/{run}?search=[30 days]").json()["paging"]["total"] == 1
+
+
+def test_the_inputs_are_read_once_per_version_of_the_dataset_file(client, seeded):
+    """Page 2 and a search use the inputs read for page 1: a file rewritten with the same
+    size and time (which no editor does) is not read again, so what it shows is unchanged."""
+    before = client.get(f"/view/api/runs/{seeded.first}?per_page=2").json()["items"][0]
+    seen = seeded.dataset.stat()
+    text = seeded.dataset.read_text(encoding="utf-8")
+    seeded.dataset.write_text(text.replace("order 1?", "order X?"), encoding="utf-8")
+    os.utime(seeded.dataset, ns=(seen.st_atime_ns, seen.st_mtime_ns))
+    again = client.get(f"/view/api/runs/{seeded.first}?per_page=2&page=1").json()
+    assert again["inputs_note"] is None
+    assert again["items"][0]["goal"] == before["goal"] == "How long do I have to return order 1?"
+    # A write that moves its time is a new version: read again, and found changed.
+    os.utime(seeded.dataset, ns=(seen.st_atime_ns, seen.st_mtime_ns + 1_000_000_000))
+    changed = client.get(f"/view/api/runs/{seeded.first}?per_page=2").json()
+    assert changed["inputs_note"] == f"its dataset {seeded.dataset} has changed since the run"
