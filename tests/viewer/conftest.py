@@ -11,9 +11,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from server.running import Running, run_app
 
 from jurist.viewer import create_viewer_app
+from server.running import Running, run_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

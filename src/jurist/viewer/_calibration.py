@@ -21,19 +21,42 @@ from jurist.viewer._calibration_read import (
     calibration_list,
 )
 from jurist.viewer._context import Look, Paged, page
+from jurist.viewer._errors import error_responses
 from jurist.viewer._paths import PREFIX
 
 router = APIRouter()
 
-Search = Annotated[str | None, Query(description="sought, ignoring case, in the run's name and id")]
-Sort = Annotated[str, Query(description=f"the order: {', '.join(SORTS)} (started: newest first)")]
-RunA = Annotated[str | None, Query(description="the id or name of the first (before) run")]
-RunB = Annotated[str | None, Query(description="the id or name of the second (after) run")]
+# The allowed values are in the schema for clients and checked by the reader, which names a
+# bad one in the viewer's own words.
+Search = Annotated[
+    str | None,
+    Query(
+        description="sought, ignoring case, in the run's name and id",
+        json_schema_extra={"maxLength": 200},
+    ),
+]
+Sort = Annotated[
+    str,
+    Query(
+        description=f"the order: {', '.join(SORTS)} (started: newest first)",
+        json_schema_extra={"enum": SORTS},
+    ),
+]
+_RUN = {"maxLength": 200, "pattern": r"\S"}  # not blank
+RunA = Annotated[
+    str | None,
+    Query(description="the id or name of the first (before) run", json_schema_extra=_RUN),
+]
+RunB = Annotated[
+    str | None,
+    Query(description="the id or name of the second (after) run", json_schema_extra=_RUN),
+]
 
 
 @router.get(
     "/api/calibration",
     response_model=CalibrationList,
+    responses=error_responses(422, 503),
     tags=["viewer"],
     summary="The stored calibration runs",
     description=(
@@ -73,6 +96,7 @@ async def calibration_page(
 @router.get(
     "/api/calibration/compare",
     response_model=CalibrationComparison,
+    responses=error_responses(404, 422, 503),
     tags=["viewer"],
     summary="Two calibration reports compared",
     description=(
@@ -83,7 +107,7 @@ async def calibration_page(
         "The JSON of the page /view/calibration/compare."
     ),
 )
-async def comparison_json(look: Look, a: RunA = None, b: RunB = None) -> CalibrationComparison:
+async def comparison_json(look: Look, a: RunA, b: RunB) -> CalibrationComparison:
     return await calibration_comparison(look, a, b)
 
 
@@ -98,6 +122,7 @@ async def comparison_page(request: Request, look: Look, a: RunA = None, b: RunB 
 @router.get(
     "/api/calibration/{run}",
     response_model=CalibrationDetail,
+    responses=error_responses(404, 503),
     tags=["viewer"],
     summary="One calibration report",
     description=(

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 from jurist.store import StoredRun
 from jurist.viewer._compare import CHANGE_FILTERS, Comparison, compare
 from jurist.viewer._context import Look, Looking, Paged, page
-from jurist.viewer._errors import not_found
+from jurist.viewer._errors import error_responses, not_found
 from jurist.viewer._item_view import ItemView, item_view
 from jurist.viewer._run_inputs import run_inputs
 
@@ -52,6 +52,7 @@ async def comparison_of(
 @router.get(
     "/api/runs/{run}/items/{item_id:path}",
     response_model=ItemView,
+    responses=error_responses(404, 503),
     tags=["viewer"],
     summary="One item of a run with its whole judgment",
     description=(
@@ -78,6 +79,7 @@ async def item_page(look: Look, request: Request, run: str, item_id: str) -> Res
 @router.get(
     "/api/compare",
     response_model=Comparison,
+    responses=error_responses(404, 422, 503),
     tags=["viewer"],
     summary="Two runs of one dataset compared item by item",
     description=(

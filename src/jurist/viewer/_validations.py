@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 
 from jurist.store import StoredJudgment, ValidationSummary
 from jurist.viewer._context import Look, Looking, Paged, Paging, page
-from jurist.viewer._errors import bad_parameter, not_found
+from jurist.viewer._errors import bad_parameter, error_responses, not_found
 from jurist.viewer._paths import PREFIX
 from jurist.viewer._validation_view import (
     SeverityFilter,
@@ -33,13 +33,40 @@ _KEY_LENGTH = 100  # the key_id column's
 
 
 def validation_filters(
-    validity: Annotated[str, Query(description="all, valid or invalid")] = "all",
+    # The allowed values are in the schema for clients and checked here, so that a bad one
+    # is named in the viewer's own words.
+    validity: Annotated[
+        str,
+        Query(description="all, valid or invalid", json_schema_extra={"enum": _VALIDITIES}),
+    ] = "all",
     severity: Annotated[
-        str, Query(description="error, warning or info: validations with such an issue")
+        str,
+        Query(
+            description="error, warning or info: validations with such an issue",
+            json_schema_extra={"enum": ("", *_SEVERITIES)},
+        ),
     ] = "",
-    since: Annotated[str, Query(description="a date (YYYY-MM-DD, UTC): made on it or after")] = "",
-    until: Annotated[str, Query(description="a date (YYYY-MM-DD, UTC): made on it or before")] = "",
-    key: Annotated[str, Query(description="an API key's id: only what it asked")] = "",
+    since: Annotated[
+        str,
+        Query(
+            description="a date (YYYY-MM-DD, UTC): made on it or after",
+            json_schema_extra={"format": "date"},
+        ),
+    ] = "",
+    until: Annotated[
+        str,
+        Query(
+            description="a date (YYYY-MM-DD, UTC): made on it or before",
+            json_schema_extra={"format": "date"},
+        ),
+    ] = "",
+    key: Annotated[
+        str,
+        Query(
+            description="an API key's id: only what it asked",
+            json_schema_extra={"maxLength": _KEY_LENGTH},
+        ),
+    ] = "",
 ) -> ValidationFilters:
     """The filters as a query string gives them (a form's empty field: no filter), or a 422
     naming the parameter and what is wrong with it."""
@@ -49,8 +76,8 @@ def validation_filters(
         raise bad_parameter("severity", _not_one_of(_SEVERITIES, severity))
     first = _day("since", since)
     last = _day("until", until)
-    if first is not None and last is not None and last < first:
-        raise bad_parameter("until", f"{until} is before since ({since})")
+    # An end before the start is a range with nothing in it: it finds nothing, as any
+    # other empty range does.
     if len(key) > _KEY_LENGTH:
         raise bad_parameter("key", f"a key's id has at most {_KEY_LENGTH} characters")
     return ValidationFilters(
@@ -111,6 +138,7 @@ async def one_validation(look: Looking, validation_id: str) -> ValidationDetail:
 @router.get(
     "/api/validations",
     response_model=ValidationList,
+    responses=error_responses(422, 503),
     summary="The stored validations",
     description="The service's stored validations the caller may read (a user key: its own; "
     "an admin key or `jurist view`: every key's), newest first, a page at a time: each "
@@ -144,6 +172,7 @@ async def validations_page(
 @router.get(
     "/api/validations/{validation_id}",
     response_model=ValidationDetail,
+    responses=error_responses(404, 503),
     summary="One stored validation",
     description="A stored validation: the request as stored (the redacted copy, or a "
     "content-free outline when the service keeps content sealed), each layer's summary "
