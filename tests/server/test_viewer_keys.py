@@ -37,9 +37,7 @@ def test_the_key_form_keeps_a_known_key_in_a_strict_cookie_and_refuses_others(se
         assert "not a key this service knows" in wrong.text
         assert "set-cookie" not in wrong.headers
 
-        given = form_post(
-            browser, "/view/key", {"key": ALICE, "next": "/view/runs"}, running.url
-        )
+        given = form_post(browser, "/view/key", {"key": ALICE, "next": "/view/runs"}, running.url)
         assert given.status_code == 303
         assert given.headers["location"] == "/view/runs"
         cookie = given.headers["set-cookie"].lower()
