@@ -82,7 +82,7 @@ def test_the_runs_list_is_filtered_sorted_and_paged(client, seeded):
         ("sort=cheapest", "sort: 'cheapest' is not one of started, name, cost, duration"),
         ("order=up", "order: 'up' is not one of asc, desc"),
         ("status=paused", "status: 'paused' is not one of running, done, interrupted, failed"),
-        ("kind=nightly", "kind: 'nightly' is not one of eval, calibration, pytest"),
+        ("kind=nightly", "kind: 'nightly' is not one of eval, calibration, pytest, tournament"),
         ("search=" + "x" * 201, "search: at most 200 characters, got 201"),
         ("per_page=0", "per_page"),
         ("page=zero", "page"),
@@ -108,7 +108,7 @@ def test_the_json_documents_what_each_parameter_may_be(client):
     listed = {
         p["name"]: p["schema"] for p in schema["paths"]["/view/api/runs"]["get"]["parameters"]
     }
-    assert _choices(listed["kind"]) == ["eval", "calibration", "pytest"]
+    assert _choices(listed["kind"]) == ["eval", "calibration", "pytest", "tournament"]
     assert _choices(listed["status"]) == ["running", "done", "interrupted", "failed"]
     assert _choices(listed["sort"]) == ["started", "name", "cost", "duration"]
     assert _choices(listed["order"]) == ["asc", "desc"]
@@ -274,6 +274,9 @@ def test_a_calibration_is_a_kind_of_its_own_in_the_list(open_viewer, viewer_data
         listed = {run["name"]: run for run in client.get("/view/api/runs").json()["runs"]}
         assert listed["calibrated"]["kind"] == "calibration"
         assert listed["plain"]["kind"] == "eval"
+        # A calibration's row leads to its report; an eval's to its items.
+        assert listed["calibrated"]["href"] == f"/view/calibration/{made['calibrated']}"
+        assert listed["plain"]["href"] == f"/view/runs/{made['plain']}"
         assert names(client.get("/view/api/runs?kind=calibration")) == ["calibrated"]
         assert names(client.get("/view/api/runs?kind=eval")) == ["plain"]
         view = client.get(f"/view/api/runs/{made['calibrated']}").json()

@@ -69,6 +69,13 @@ def test_tournaments_are_listed_and_one_shows_its_standings(open_viewer, viewer_
         assert 'href="/view/reputations/variant%3Aright"' in page.text
         assert client.get("/view/api/tournaments/nothing").status_code == 404
 
+        # In the list of every run, a tournament is its own kind and leads to its standings.
+        runs = client.get("/view/api/runs", params={"kind": "tournament"}).json()["runs"]
+        assert {run["id"]: run["href"] for run in runs} == {
+            first: f"/view/tournaments/{first}",
+            second: f"/view/tournaments/{second}",
+        }
+
 
 def test_a_run_that_is_no_tournament_is_not_one(open_viewer, viewer_database):
     async def other_run() -> str:

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-RunKind = Literal["eval", "calibration", "pytest"]
+RunKind = Literal["eval", "calibration", "pytest", "tournament"]
 RunStatus = Literal["running", "done", "interrupted", "failed"]
 JudgmentStatus = Literal["pass", "fail", "abstain", "error"]  # jurist.core.Status's values
 RunSort = Literal["started", "name", "cost", "duration"]

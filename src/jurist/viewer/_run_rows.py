@@ -15,7 +15,7 @@ from jurist.viewer._run_models import JudgmentStatus, Order, RunKind, RunRow, Ru
 RUNNING, DONE = "running", "done"
 RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 # A calibration is stored as an eval run that kept its report in its summary.
-CALIBRATION, EVAL = "calibration", "eval"
+CALIBRATION, EVAL, TOURNAMENT = "calibration", "eval", "tournament"
 KINDS: tuple[str, ...] = get_args(RunKind)
 JUDGMENT_STATUSES: tuple[str, ...] = get_args(JudgmentStatus)
 if set(JUDGMENT_STATUSES) != {status.value for status in Status}:
@@ -94,8 +94,19 @@ def run_row(run: StoredRun, counts: dict[str, int]) -> RunRow:
         cost_usd=float(cost) if isinstance(cost, int | float) else None,
         duration_seconds=((run.updated_at - run.created_at).total_seconds() if finished else None),
         started=run.created_at,
-        href=run_href(run.id),
+        href=_page_of(run),
     )
+
+
+def _page_of(run: StoredRun) -> str:
+    """Where a run is best seen: a calibration's report and a tournament's standings have
+    pages of their own; any other run is its items."""
+    kind = run_kind(run)
+    if kind == CALIBRATION:
+        return f"{PREFIX}/calibration/{quote(run.id, safe='')}"
+    if kind == TOURNAMENT:
+        return f"{PREFIX}/tournaments/{quote(run.id, safe='')}"
+    return run_href(run.id)
 
 
 def chosen(name: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
