@@ -18,7 +18,6 @@ from jurist.calibration import (
 )
 from jurist.data import load_labelled
 from jurist.store import RecordStore
-from jurist.viewer import _calibration_read
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -276,17 +275,6 @@ def test_what_cannot_be_shown_is_refused_naming_why(client, path, params, status
     page = client.get(path.replace("/api", ""), params=params)
     assert page.status_code == status
     assert "text/html" in page.headers["content-type"]
-
-
-def test_without_the_calibration_extra_the_pages_say_what_to_install(client, monkeypatch):
-    monkeypatch.setattr(_calibration_read, "MISSING", _calibration_read.INSTALL)
-    for path in ("/view/calibration", "/view/calibration/good", "/view/calibration/compare"):
-        page = client.get(path, params={"a": "good", "b": "noisy"})
-        assert page.status_code == 503
-        assert "pip install &#39;jurist[calibration]&#39;" in page.text
-        answer = client.get(path.replace("/view", "/view/api"), params={"a": "good", "b": "noisy"})
-        assert answer.status_code == 503
-        assert "pip install 'jurist[calibration]'" in answer.json()["message"]
 
 
 def test_the_json_endpoints_are_documented(client):

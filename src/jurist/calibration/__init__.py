@@ -67,6 +67,8 @@ from jurist.calibration._position import (
     position_report,
 )
 from jurist.calibration._report import (
+    SIGNED_STATISTICS,
+    STATISTIC_TITLES,
     Agreement,
     CalibrationReport,
     CostPerItem,
@@ -108,6 +110,8 @@ from jurist.calibration._stats import (
 __all__ = [
     "METHODS",
     "REPORT_KEY",
+    "SIGNED_STATISTICS",
+    "STATISTIC_TITLES",
     "Agreement",
     "AlignedJudge",
     "Alignment",

@@ -41,10 +41,13 @@ _METRICS: dict[DatasetKind, tuple[str, ...]] = {
     DatasetKind.BINARY: BINARY_METRICS,
     DatasetKind.PAIRWISE: PAIRWISE_METRICS,
 }
-_TITLES = {
+# How a statistic is named to people, in reports and in the viewer.
+STATISTIC_TITLES = {
     "pearson": "Pearson",
     "spearman": "Spearman",
     "kendall": "Kendall",
+    "kappa": "Cohen's kappa",
+    "alpha": "Krippendorff's alpha",
     "accuracy": "accuracy",
     "balanced_accuracy": "balanced accuracy",
     "f1": "F1",
@@ -52,8 +55,8 @@ _TITLES = {
     "agreement": "agreement",
     "position_consistency": "position consistency",
 }
-# Metrics that can be negative are shown with a sign.
-_SIGNED = frozenset(COEFFICIENTS)
+# Statistics that can be negative are shown with a sign.
+SIGNED_STATISTICS = frozenset({*COEFFICIENTS, "kappa", "alpha"})
 
 
 class Target(BaseModel):
@@ -69,7 +72,7 @@ class Target(BaseModel):
     use_lower_bound: bool = False
 
     def describe(self) -> str:
-        name = _TITLES.get(self.metric, self.metric)
+        name = STATISTIC_TITLES.get(self.metric, self.metric)
         if self.metric in COEFFICIENTS:
             name += " (pooled)" if self.level == "pooled" else " (per document)"
         if self.use_lower_bound:
@@ -89,7 +92,7 @@ class Target(BaseModel):
             missing = "undefined" if estimate.value is None else "without an interval"
             because = f": {estimate.reason}" if estimate.reason else ""
             return CalibrationVerdict.FAIL, f"{name} is {missing}{because}"
-        signed = self.metric in _SIGNED
+        signed = self.metric in SIGNED_STATISTICS
         shown = f"{measured:+.2f}" if signed else f"{measured:.2f}"
         if measured >= self.threshold:
             return CalibrationVerdict.PASS, f"{name} {shown} >= {self.threshold:.2f}"

@@ -10,8 +10,8 @@ from jurist.calibration._estimates import (
 from jurist.calibration._report import (
     _LEVELS,
     _METRICS,
-    _SIGNED,
-    _TITLES,
+    SIGNED_STATISTICS,
+    STATISTIC_TITLES,
     CalibrationReport,
 )
 from jurist.data import DatasetKind
@@ -55,12 +55,12 @@ class ReportComparison(BaseModel):
             "|---|---|---|---|---|---|---|",
         ]
         for change in self.changes:
-            signed = change.metric in _SIGNED
+            signed = change.metric in SIGNED_STATISTICS
             before = change.before.format(signed=signed) if change.before else "absent"
             after = change.after.format(signed=signed) if change.after else "absent"
             delta = f"{change.change:+.2f}" if change.change is not None else "n/a"
             overlap = {True: "overlap", False: "**disjoint**", None: "n/a"}[change.overlap]
-            title = _TITLES.get(change.metric, change.metric)
+            title = STATISTIC_TITLES.get(change.metric, change.metric)
             lines.append(
                 f"| {change.dimension} | {change.level} | {title} | {before} | {after} | "
                 f"{delta} | {overlap} |"

@@ -64,8 +64,7 @@ RunB = Annotated[
         "caller may read (a user key: the runs it made), newest first or by `sort=name`, "
         "`search`ed in the name and id, a page at a time. Each with its judge, "
         "model, dataset, n, the target and the target's statistic per dimension with its "
-        "interval, and the verdict. The JSON of the page /view/calibration. 503 when the "
-        "calibration extra is not installed."
+        "interval, and the verdict. The JSON of the page /view/calibration."
     ),
 )
 async def calibration_json(

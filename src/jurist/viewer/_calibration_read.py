@@ -11,6 +11,16 @@ from collections.abc import Iterable
 
 from pydantic import ValidationError
 
+from jurist.calibration import (
+    REPORT_KEY,
+    SIGNED_STATISTICS,
+    STATISTIC_TITLES,
+    CalibrationReport,
+    DimensionResult,
+    Estimate,
+    Point,
+    compare_reports,
+)
 from jurist.store import StoredRun
 from jurist.viewer._calibration_models import (
     CalibrationComparison,
@@ -29,54 +39,17 @@ from jurist.viewer._calibration_models import (
 from jurist.viewer._context import Looking, Paging
 from jurist.viewer._errors import ViewerError, bad_parameter, not_found
 
-INSTALL = (
-    "calibration reports need the calibration extra (numpy, scipy): "
-    "pip install 'jurist[calibration]'"
-)
-try:
-    from jurist.calibration import (
-        REPORT_KEY,
-        CalibrationReport,
-        DimensionResult,
-        Estimate,
-        Point,
-        compare_reports,
-    )
-
-    MISSING: str | None = None
-except ImportError:  # the viewer's extra does not include the calibration one
-    MISSING = INSTALL
-
 SORTS = ("started", "name")
-TITLES = {
-    "pearson": "Pearson",
-    "spearman": "Spearman",
-    "kendall": "Kendall",
-    "kappa": "Cohen's kappa",
-    "alpha": "Krippendorff's alpha",
-    "accuracy": "accuracy",
-    "balanced_accuracy": "balanced accuracy",
-    "f1": "F1",
-    "auc": "AUC",
-    "agreement": "agreement",
-    "position_consistency": "position consistency",
-}
-# Statistics that can be below zero are shown with their sign.
-SIGNED = frozenset({"pearson", "spearman", "kendall", "kappa", "alpha"})
+TITLES = STATISTIC_TITLES
+SIGNED = SIGNED_STATISTICS
 # A rating scale this short or shorter gets one histogram bin and one matrix row per score.
 WHOLE_SCALE = 10
-
-
-def require_extra() -> None:
-    if MISSING is not None:
-        raise ViewerError(503, MISSING)
 
 
 async def calibration_list(
     look: Looking, paged: Paging, search: str | None, sort: str
 ) -> CalibrationList:
     """The calibration runs `look.viewer` may read, one page of them."""
-    require_extra()
     if sort not in SORTS:
         raise bad_parameter("sort", f"{sort!r} is not one of {', '.join(SORTS)}")
     wanted = (search or "").strip() or None
@@ -107,7 +80,6 @@ async def calibration_list(
 
 
 async def calibration_detail(look: Looking, run: str) -> CalibrationDetail:
-    require_extra()
     stored = await _readable(look, run, "run")
     report = _report(stored)
     dimensions = [
@@ -141,7 +113,6 @@ async def calibration_comparison(
     look: Looking, a: str | None, b: str | None
 ) -> CalibrationComparison:
     """Report `a` (before) against report `b` (after), by `compare_reports`."""
-    require_extra()
     first = await _readable(look, _given(a, "a"), "a")
     second = await _readable(look, _given(b, "b"), "b")
     before, after = _report(first), _report(second)
