@@ -2,22 +2,13 @@
 serves itself, and the browser asks no host but the service's."""
 
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, Request, Route, sync_playwright
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-LOCAL = "127.0.0.1"
+from browser import ARGS, CHROMIUM, LOCAL
+
 WAIT_MS = 15_000
 
 pytestmark = pytest.mark.skipif(

@@ -12,19 +12,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from browser import ARGS, CHROMIUM, LOCAL
 from jurist.viewer import create_viewer_app
 from server.running import Running, run_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-LOCAL = "127.0.0.1"
 WAIT_MS = 15_000
 
 
