@@ -103,7 +103,7 @@ def test_a_missing_item_or_run_is_404_as_json_and_as_a_page(harbour):
     ]:
         answer = client.get(path)
         assert answer.status_code == 404
-        assert answer.json() == {"error": "not_found", "message": what}
+        assert answer.json() == {"error": "not_found", "message": what, "errors": []}
     page = client.get("/view/runs/before/items/99")
     assert page.status_code == 404
     assert "no item &#39;99&#39; in run &#39;before&#39;" in page.text

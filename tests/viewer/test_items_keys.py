@@ -63,7 +63,11 @@ def test_a_user_key_sees_the_items_of_its_own_runs_only(service):
         for path in ("/view/api/runs/theirs/items/1", "/view/api/runs/theirs/items/99"):
             hidden = alice.get(path)
             assert hidden.status_code == 404
-            assert hidden.json() == {"error": "not_found", "message": "no run 'theirs'"}
+            assert hidden.json() == {
+                "error": "not_found",
+                "message": "no run 'theirs'",
+                "errors": [],
+            }
         page = alice.get("/view/runs/theirs/items/1")
         assert page.status_code == 404
         assert "no run &#39;theirs&#39;" in page.text

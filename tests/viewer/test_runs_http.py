@@ -228,7 +228,11 @@ def test_a_changed_dataset_is_said_and_its_inputs_left_out(client, seeded):
 def test_a_run_that_is_not_there_is_404(client):
     answer = client.get("/view/api/runs/nothing-by-this-name")
     assert answer.status_code == 404
-    assert answer.json() == {"error": "not_found", "message": "no run 'nothing-by-this-name'"}
+    assert answer.json() == {
+        "error": "not_found",
+        "message": "no run 'nothing-by-this-name'",
+        "errors": [],
+    }
     assert client.get("/view/runs/nothing-by-this-name").status_code == 404
 
 

@@ -23,9 +23,10 @@ from jurist.autonomy import (
 )
 from jurist.autonomy import approve_cycle as decide
 from jurist.server._edge import StrictJsonRoute
-from jurist.server._errors import ErrorBody, ServiceError, error_responses
+from jurist.server._errors import ServiceError, error_responses
 from jurist.server._routes import Caller, caller_of, service_of
 from jurist.store import StoreError
+from jurist.viewer import ErrorBody
 
 router = APIRouter(tags=["cycles"], route_class=StrictJsonRoute)
 

@@ -22,7 +22,8 @@ from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jurist.core import DEFAULT_MAX_DEPTH, StrictJsonError, dump_json, loads_strict
-from jurist.server._errors import ErrorBody, FieldError, ServiceError, error_responses
+from jurist.server._errors import ServiceError, error_responses
+from jurist.viewer import ErrorBody, FieldError
 
 log = logging.getLogger("jurist.server")
 

@@ -6,21 +6,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from jurist.core import JuristError
 
-
-class FieldError(BaseModel):
-    field: str = Field(description="where in the request, e.g. validation_types[0]")
-    message: str
-
-
-class ErrorBody(BaseModel):
-    error: str = Field(description="a stable code: invalid_request, unauthorized, ...")
-    message: str
-    errors: list[FieldError] = Field(default_factory=list)
+# One error body for every HTTP answer of jurist's; the viewer, a floor below, defines it.
+from jurist.viewer import ErrorBody, FieldError
 
 
 class ServiceError(JuristError):

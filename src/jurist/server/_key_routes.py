@@ -12,11 +12,12 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from jurist.server._edge import StrictJsonRoute
-from jurist.server._errors import FieldError, ServiceError, error_responses
+from jurist.server._errors import ServiceError, error_responses
 from jurist.server._keys import new_key
 from jurist.server._ratelimit import parse_rate
 from jurist.server._routes import Caller, caller_of, service_of
 from jurist.store import DuplicateRecordError, KeyStore, StoredKey, StoreError
+from jurist.viewer import FieldError
 
 router = APIRouter(tags=["keys"], route_class=StrictJsonRoute)
 

@@ -16,7 +16,7 @@ from jurist.llm import CallBudget
 from jurist.rubrics import list_rubrics
 from jurist.server._auth import OPERATOR, Principal
 from jurist.server._edge import JsonAnswer, StrictJsonRoute
-from jurist.server._errors import FieldError, ServiceError, error_responses, summary
+from jurist.server._errors import ServiceError, error_responses, summary
 from jurist.server._outline import judge_audit, judged_by, validate_audit
 from jurist.server._records import (
     RawCopy,
@@ -53,6 +53,7 @@ from jurist.validation import (
     ValidationRequest,
     ValidationResult,
 )
+from jurist.viewer import FieldError
 
 log = logging.getLogger("jurist.server")
 MAX_CALLS_SETTING = "JURIST_MAX_MODEL_CALLS"

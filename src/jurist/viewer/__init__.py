@@ -10,12 +10,15 @@ Under `jurist serve` the same pages are at /view, behind the service's API keys.
 
 from jurist.viewer._access import OPERATOR_VIEWER, Identify, Viewer
 from jurist.viewer._app import create_viewer_app, install_viewer
+from jurist.viewer._errors import ErrorBody, FieldError
 from jurist.viewer._paths import API, PREFIX
 
 __all__ = [
     "API",
     "OPERATOR_VIEWER",
     "PREFIX",
+    "ErrorBody",
+    "FieldError",
     "Identify",
     "Viewer",
     "create_viewer_app",

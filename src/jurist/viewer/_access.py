@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 
+from jurist.core import JuristError
+
 KEY_COOKIE = "jurist_view_key"
 FORM_MAX_BYTES = 64 * 1024
 
@@ -40,7 +42,7 @@ OPERATOR_VIEWER = Viewer(owner=None, admin=True)
 Identify = Callable[[str | None], Awaitable[Viewer | None]]
 
 
-class NeedsKey(Exception):
+class NeedsKey(JuristError):
     """The request carries no key the service knows: pages send the browser to the key
     form, JSON answers 401."""
 

@@ -16,7 +16,7 @@ from jurist.viewer._access import Identify, NeedsKey
 from jurist.viewer._calibration import router as calibration_router
 from jurist.viewer._context import ViewerSetup, page
 from jurist.viewer._cycles import router as cycles_router
-from jurist.viewer._errors import ViewerError, wants_json
+from jurist.viewer._errors import ErrorBody, FieldError, ViewerError, wants_json
 from jurist.viewer._items import router as items_router
 from jurist.viewer._keys import router as keys_router
 from jurist.viewer._paths import PREFIX, STATIC
@@ -53,7 +53,8 @@ def install_viewer(
     @app.exception_handler(ViewerError)
     async def _refused(request: Request, exc: ViewerError) -> Response:
         if wants_json(request.url.path):
-            return JSONResponse({"error": _code(exc.status), "message": exc.message}, exc.status)
+            body = ErrorBody(error=_code(exc.status), message=exc.message)
+            return JSONResponse(body.model_dump(), exc.status)
         context = {"status": exc.status, "message": exc.message}
         return page(None, request, "error.html", context, status=exc.status)
 
@@ -65,7 +66,7 @@ def install_viewer(
     async def _needs_key(request: Request, exc: NeedsKey) -> Response:
         if wants_json(request.url.path):
             return JSONResponse(
-                {"error": "unauthorized", "message": str(exc)},
+                ErrorBody(error="unauthorized", message=str(exc)).model_dump(),
                 401,
                 headers={"WWW-Authenticate": "Bearer"},
             )
@@ -103,11 +104,13 @@ def create_viewer_app(database: str | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'][1:])}: {error['msg']}"
+        errors = [
+            FieldError(field=".".join(str(part) for part in error["loc"][1:]), message=error["msg"])
             for error in exc.errors()
-        )
-        return JSONResponse({"error": "invalid_request", "message": problems}, 422)
+        ]
+        problems = "; ".join(f"{error.field}: {error.message}" for error in errors)
+        body = ErrorBody(error="invalid_request", message=problems, errors=errors)
+        return JSONResponse(body.model_dump(), 422)
 
     install_viewer(app, lambda _request: opened[0])
     return app

@@ -121,7 +121,7 @@ async def comparison_page(request: Request, look: Look, a: RunA = None, b: RunB 
 @router.get(
     "/api/calibration/{run}",
     response_model=CalibrationDetail,
-    responses=error_responses(404, 503),
+    responses=error_responses(404, 422, 503),
     tags=["viewer"],
     summary="One calibration report",
     description=(

@@ -85,7 +85,7 @@ async def one_cycle(look: Looking, cycle: str, paged: Paging) -> CycleDetail:
     "prompt, calls, tokens and cost. Filter: `status` (running, paused, halted, accepted, "
     "rejected, failed, done).",
     tags=["viewer"],
-    responses=error_responses(503),
+    responses=error_responses(422, 503),
 )
 async def cycles_json(look: Look, paged: Paged, status: StatusFilter = "") -> CycleList:
     return await list_cycles(look, paged, status)
@@ -117,7 +117,7 @@ async def cycles_page(
     "answers, scores on held-back cases, verdicts, circuit breakers, decisions) beside the "
     "message as stored. 404 for a cycle that is not there or that the caller may not read.",
     tags=["viewer"],
-    responses=error_responses(404, 503),
+    responses=error_responses(404, 422, 503),
 )
 async def cycle_json(look: Look, cycle: str, paged: Paged) -> CycleDetail:
     return await one_cycle(look, cycle, paged)

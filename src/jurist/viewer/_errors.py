@@ -3,12 +3,13 @@ JSON under /view/api."""
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from jurist.core import JuristError
 from jurist.viewer._paths import API
 
 
-class ViewerError(Exception):
+class ViewerError(JuristError):
     """A request the viewer answers with `status` and a message naming the problem: 404 for a
     record that is not there (or not the viewer's), 422 for a bad parameter, 503 when the
     database fails."""
@@ -31,12 +32,19 @@ def wants_json(path: str) -> bool:
     return path.startswith(API)
 
 
-class ErrorBody(BaseModel):
-    """What a JSON twin answers instead of its value: a code and a message naming the
-    problem."""
-
-    error: str
+class FieldError(BaseModel):
+    field: str = Field(description="where in the request, e.g. validation_types[0]")
     message: str
+
+
+class ErrorBody(BaseModel):
+    """The one shape of every error jurist answers over HTTP, the service's and the viewer's
+    (the service, a floor above, uses this class): a stable code, a message naming the
+    problem, and the fields at fault when there are several."""
+
+    error: str = Field(description="a stable code: invalid_request, unauthorized, ...")
+    message: str
+    errors: list[FieldError] = Field(default_factory=list)
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -52,7 +52,7 @@ async def comparison_of(
 @router.get(
     "/api/runs/{run}/items/{item_id:path}",
     response_model=ItemView,
-    responses=error_responses(404, 503),
+    responses=error_responses(404, 422, 503),
     tags=["viewer"],
     summary="One item of a run with its whole judgment",
     description=(

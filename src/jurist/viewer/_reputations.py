@@ -168,7 +168,7 @@ async def reputations_page(request: Request, look: Look) -> HTMLResponse:
     "first: the event, the step, the score before and after, the cycle or tournament that "
     "moved it, the note, when. 404 for a judge with no stored reputation.",
     tags=["viewer"],
-    responses=error_responses(404, 503),
+    responses=error_responses(404, 422, 503),
 )
 async def reputation_json(look: Look, judge_id: str) -> ReputationDetail:
     return await one_reputation(look, judge_id)

@@ -174,7 +174,7 @@ async def one_tournament(look: Looking, run: str) -> TournamentDetail:
     description="The tournaments `jurist tournament` recorded that the caller may read, "
     "newest first, a page at a time: the model, how many variants and cases, the winner.",
     tags=["viewer"],
-    responses=error_responses(503),
+    responses=error_responses(422, 503),
 )
 async def tournaments_json(look: Look, paged: Paged) -> TournamentList:
     return await list_tournaments(look, paged)
@@ -201,7 +201,7 @@ async def tournaments_page(request: Request, look: Look, paged: Paged) -> HTMLRe
     "and the judge id of its reputation; and every pair of variants compared. 404 for one "
     "that is not there or that the caller may not read.",
     tags=["viewer"],
-    responses=error_responses(404, 503),
+    responses=error_responses(404, 422, 503),
 )
 async def tournament_json(look: Look, run: str) -> TournamentDetail:
     return await one_tournament(look, run)

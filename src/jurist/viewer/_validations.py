@@ -172,7 +172,7 @@ async def validations_page(
 @router.get(
     "/api/validations/{validation_id}",
     response_model=ValidationDetail,
-    responses=error_responses(404, 503),
+    responses=error_responses(404, 422, 503),
     summary="One stored validation",
     description="A stored validation: the request as stored (the redacted copy, or a "
     "content-free outline when the service keeps content sealed), each layer's summary "
