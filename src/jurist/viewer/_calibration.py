@@ -3,7 +3,6 @@ intervals and its plots, two reports compared. Each page at /view/calibration...
 JSON at /view/api/calibration..., built by the same function."""
 
 from typing import Annotated
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -22,7 +21,7 @@ from jurist.viewer._calibration_read import (
 )
 from jurist.viewer._context import Look, Paged, page
 from jurist.viewer._errors import error_responses
-from jurist.viewer._paths import PREFIX
+from jurist.viewer._paths import PREFIX, with_query
 
 router = APIRouter()
 
@@ -85,7 +84,7 @@ async def calibration_page(
     }
 
     def page_url(number: int) -> str:
-        return _url("/calibration", {**query, "page": number})
+        return with_query(f"{PREFIX}/calibration", {**query, "page": number})
 
     context = {"listed": listed, "sorts": SORTS, "page_url": page_url}
     return page(look, request, "calibration.html", context)
@@ -113,7 +112,7 @@ async def comparison_json(look: Look, a: RunA, b: RunB) -> CalibrationComparison
 @router.get("/calibration/compare", response_class=HTMLResponse, include_in_schema=False)
 async def comparison_page(request: Request, look: Look, a: RunA = None, b: RunB = None) -> Response:
     compared = await calibration_comparison(look, a, b)
-    json_url = _url("/api/calibration/compare", {"a": a or "", "b": b or ""})
+    json_url = with_query(f"{PREFIX}/api/calibration/compare", {"a": a, "b": b})
     context = {"compared": compared, "json_url": json_url, "plot": comparison_plot(compared)}
     return page(look, request, "calibration_compare.html", context)
 
@@ -143,8 +142,3 @@ async def report_page(request: Request, look: Look, run: str) -> Response:
     detail = await calibration_detail(look, run)
     context = {"detail": detail, "plots": report_plots(detail)}
     return page(look, request, "calibration_report.html", context)
-
-
-def _url(path: str, query: dict[str, str | int]) -> str:
-    kept = {name: value for name, value in query.items() if value != ""}
-    return f"{PREFIX}{path}" + (f"?{urlencode(kept)}" if kept else "")

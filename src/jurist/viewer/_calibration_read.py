@@ -40,8 +40,6 @@ from jurist.viewer._context import Looking, Paging
 from jurist.viewer._errors import ViewerError, bad_parameter, not_found
 
 SORTS = ("started", "name")
-TITLES = STATISTIC_TITLES
-SIGNED = SIGNED_STATISTICS
 # A rating scale this short or shorter gets one histogram bin and one matrix row per score.
 WHOLE_SCALE = 10
 
@@ -125,7 +123,7 @@ async def calibration_comparison(
             group=change.dimension,
             level=change.level,
             metric=change.metric,
-            title=TITLES.get(change.metric, change.metric),
+            title=STATISTIC_TITLES.get(change.metric, change.metric),
             before=_measure(change.metric, change.before),
             after=_measure(change.metric, change.after),
             change=change.change,
@@ -222,7 +220,7 @@ def _statistic(group: str, level: str, metric: str, estimate: "Estimate") -> Sta
         group=group,
         level=level,
         metric=metric,
-        title=TITLES.get(metric, metric),
+        title=STATISTIC_TITLES.get(metric, metric),
         value=estimate.value,
         low=estimate.low,
         high=estimate.high,
@@ -233,7 +231,7 @@ def _statistic(group: str, level: str, metric: str, estimate: "Estimate") -> Sta
 
 
 def _shown(metric: str, estimate: "Estimate") -> str:
-    return estimate.format(signed=metric in SIGNED)
+    return estimate.format(signed=metric in SIGNED_STATISTICS)
 
 
 def _measure(metric: str, estimate: "Estimate | None") -> Measure | None:

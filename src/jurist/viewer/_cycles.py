@@ -14,7 +14,7 @@ from jurist.viewer._access import form_fields, same_origin
 from jurist.viewer._context import PER_PAGE, Look, Looking, Paged, Paging, page
 from jurist.viewer._cycle_view import CycleDetail, CycleList, cycle_detail, cycle_row
 from jurist.viewer._errors import ViewerError, bad_parameter, error_responses, not_found
-from jurist.viewer._paths import PREFIX
+from jurist.viewer._paths import PREFIX, page_link
 from jurist.viewer._reputations import router as reputations_router
 from jurist.viewer._tournaments import router as tournaments_router
 
@@ -96,12 +96,13 @@ async def cycles_page(
     request: Request, look: Look, paged: Paged, status: StatusFilter = ""
 ) -> HTMLResponse:
     listed = await list_cycles(look, paged, status)
-    query = f"status={listed.status}&" if listed.status else ""
+    query = {"status": listed.status, "per_page": listed.per_page}
+    path = f"{PREFIX}/cycles"
     context = {
         "listed": listed,
         "statuses": [name for name in get_args(StatusName) if name],
-        "previous": _link("/cycles", query, listed.page - 1, listed.pages, listed.per_page),
-        "next": _link("/cycles", query, listed.page + 1, listed.pages, listed.per_page),
+        "previous": page_link(path, query, listed.page - 1, listed.pages),
+        "next": page_link(path, query, listed.page + 1, listed.pages),
     }
     return page(look, request, "cycles.html", context)
 
@@ -126,11 +127,11 @@ async def cycle_json(look: Look, cycle: str, paged: Paged) -> CycleDetail:
 @router.get("/cycles/{cycle}", include_in_schema=False, response_class=HTMLResponse)
 async def cycle_page(request: Request, look: Look, cycle: str, paged: Paged) -> HTMLResponse:
     detail = await one_cycle(look, cycle, paged)
-    base = f"/cycles/{detail.id}"
+    path, query = f"{PREFIX}/cycles/{detail.id}", {"per_page": detail.per_page}
     context = {
         "detail": detail,
-        "previous": _link(base, "", detail.page - 1, detail.pages, detail.per_page),
-        "next": _link(base, "", detail.page + 1, detail.pages, detail.per_page),
+        "previous": page_link(path, query, detail.page - 1, detail.pages),
+        "next": page_link(path, query, detail.page + 1, detail.pages),
         "note_max": NOTE_MAX_CHARS,
     }
     return page(look, request, "cycle.html", context)
@@ -171,9 +172,3 @@ async def _decide(
     shown = max(1, -(-last // PER_PAGE))
     target = f"{PREFIX}/cycles/{stored.id}?page={shown}#event-{last}"
     return RedirectResponse(target, status_code=303)
-
-
-def _link(path: str, query: str, number: int, pages: int, per_page: int) -> str | None:
-    if number < 1 or number > pages:
-        return None
-    return f"{PREFIX}{path}?{query}page={number}&per_page={per_page}"

@@ -3,7 +3,7 @@ dataset, judge, counts by status, cost and duration; and the viewer's links to i
 
 from collections.abc import Callable, Mapping
 from typing import Any, get_args
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from jurist.calibration import REPORT_KEY
 from jurist.core import Status
@@ -29,12 +29,6 @@ def run_href(run_id: str) -> str:
 
 def item_href(run_id: str, item_id: str) -> str:
     return f"{run_href(run_id)}/items/{quote(item_id, safe='')}"
-
-
-def with_query(path: str, params: Mapping[str, Any]) -> str:
-    """`path` with the parameters that have a value."""
-    given = {name: value for name, value in params.items() if value not in (None, "")}
-    return f"{path}?{urlencode(given)}" if given else path
 
 
 def run_kind(run: StoredRun) -> str:

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 from jurist.calibration import REPORT_KEY
 from jurist.viewer._context import PER_PAGE, Look, Looking, Paged, Paging, page
 from jurist.viewer._errors import bad_parameter, error_responses
-from jurist.viewer._paths import PREFIX
+from jurist.viewer._paths import PREFIX, with_query
 from jurist.viewer._run_models import (
     ItemSort,
     JudgmentStatus,
@@ -37,7 +37,6 @@ from jurist.viewer._run_rows import (
     run_row,
     searched,
     sort_mark,
-    with_query,
 )
 
 router = APIRouter()

@@ -14,7 +14,7 @@ from jurist.autonomy import TOURNAMENT_KIND, variant_judge_id
 from jurist.store import StoredRun
 from jurist.viewer._context import Look, Looking, Paged, Paging, page
 from jurist.viewer._errors import error_responses, not_found
-from jurist.viewer._paths import PREFIX
+from jurist.viewer._paths import PREFIX, page_link
 
 router = APIRouter()
 
@@ -214,6 +214,5 @@ async def tournament_page(request: Request, look: Look, run: str) -> HTMLRespons
 
 
 def _link(listed: TournamentList, number: int) -> str | None:
-    if number < 1 or number > listed.pages:
-        return None
-    return f"{PREFIX}/tournaments?page={number}&per_page={listed.per_page}"
+    query = {"per_page": listed.per_page}
+    return page_link(f"{PREFIX}/tournaments", query, number, listed.pages)

@@ -6,7 +6,6 @@ path under /view/api."""
 import json
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, get_args
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
@@ -14,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from jurist.store import StoredJudgment, ValidationSummary
 from jurist.viewer._context import Look, Looking, Paged, Paging, page
 from jurist.viewer._errors import bad_parameter, error_responses, not_found
-from jurist.viewer._paths import PREFIX
+from jurist.viewer._paths import PREFIX, page_link
 from jurist.viewer._validation_view import (
     SeverityFilter,
     ValidationDetail,
@@ -214,20 +213,16 @@ def _shown_day(moment: datetime | None, *, last: bool = False) -> str:
 
 
 def _page_link(listed: ValidationList, number: int) -> str | None:
-    if number < 1 or number > listed.pages:
-        return None
     filters = listed.filters
     query = {
-        "validity": filters.validity,
-        "severity": filters.severity or "",
+        "validity": None if filters.validity == "all" else filters.validity,  # the default
+        "severity": filters.severity,
         "since": _shown_day(filters.since),
         "until": _shown_day(filters.until, last=True),
-        "key": filters.key or "",
-        "page": number,
+        "key": filters.key,
         "per_page": listed.per_page,
     }
-    kept = {name: value for name, value in query.items() if value not in ("", "all")}
-    return f"{PREFIX}/validations?{urlencode(kept)}"
+    return page_link(f"{PREFIX}/validations", query, number, listed.pages)
 
 
 def _request_fields(detail: ValidationDetail) -> list[tuple[str, str]]:
